@@ -1,0 +1,364 @@
+# shellcheck shell=bash
+# tests/vm/lib.sh - boot a real Debian kernel under QEMU (TCG) with modsect's
+# test module loaded, capture its /sys/module section maps, and keep QEMU's
+# gdbstub open for debugger tests.
+#
+# Usage (bash):
+#     . tests/vm/lib.sh
+#     vm_setup            # packages, kernel, test module, initramfs
+#     vm_start            # boot; returns when the guest's capture is complete
+#     ... use $VM_GDB_PORT, $VM_RUN/*.txt, vm_send "poke 5", vm_wait_for ...
+#     vm_stop             # also done automatically on exit (trap)
+#
+# See tests/vm/README.md for the list of variables and files.
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VM_OUT=${MODSECT_VM_OUT:-$VM_DIR/out}
+VM_RUN=${MODSECT_VM_RUN:-$VM_OUT/run}
+VM_BOOT_TIMEOUT=${MODSECT_VM_BOOT_TIMEOUT:-240}
+VM_MEM=${MODSECT_VM_MEM:-512M}
+# Stock modules loaded in the guest besides modsect_test (with their deps).
+VM_STOCK_MODULES=${MODSECT_VM_STOCK_MODULES:-"crc-itu-t dm-mod isofs"}
+
+VM_QEMU_PID=
+VM_GDB_PORT=
+VM_APT_UPDATED=
+
+vm_log() { printf 'vm: %s\n' "$*" >&2; }
+vm_die() { printf 'vm: ERROR: %s\n' "$*" >&2; exit 1; }
+
+# vm_need_pkgs "check:package" ...
+# check is a command name, or an absolute path that must exist.  Missing
+# packages are installed with apt-get when running as root; otherwise the
+# exact apt-get command is printed and we fail.
+vm_need_pkgs() {
+	local spec chk pkg missing=
+	for spec in "$@"; do
+		chk=${spec%%:*} pkg=${spec#*:}
+		case $chk in
+		/*) [ -e "$chk" ] && continue ;;
+		*) command -v "$chk" >/dev/null 2>&1 && continue ;;
+		esac
+		case " $missing " in *" $pkg "*) ;; *) missing="$missing $pkg" ;; esac
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		vm_die "missing packages; run as root: apt-get install -y$missing"
+	fi
+	vm_log "installing:$missing"
+	if [ -z "$VM_APT_UPDATED" ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 ||
+			vm_die "apt-get update failed"
+		VM_APT_UPDATED=1
+	fi
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >&2 ||
+		vm_die "apt-get install -y$missing failed"
+}
+
+# A static busybox: /bin/busybox from busybox-static (the plain "busybox"
+# package also ships /bin/busybox but dynamically linked).
+vm_busybox() {
+	local bb
+	for bb in /bin/busybox /usr/bin/busybox; do
+		if [ -x "$bb" ] && ! readelf -lW "$bb" 2>/dev/null | grep -q INTERP; then
+			echo "$bb"
+			return 0
+		fi
+	done
+	return 1
+}
+
+vm_ensure_host_pkgs() {
+	vm_need_pkgs qemu-system-x86_64:qemu-system-x86 cpio:cpio gzip:gzip \
+		modprobe:kmod readelf:binutils strip:binutils gcc:gcc make:make \
+		gdb:gdb od:coreutils awk:mawk timeout:coreutils
+	if ! vm_busybox >/dev/null; then
+		if [ "$(id -u)" != 0 ]; then
+			vm_die "need a static busybox; run as root: apt-get install -y busybox-static"
+		fi
+		vm_need_pkgs /nonexistent/force:busybox-static
+		vm_busybox >/dev/null || vm_die "busybox-static installed but no static /bin/busybox"
+	fi
+}
+
+# vm_find_kernel: sets VM_KREL, VM_KERNEL, VM_KBUILD.  Newest
+# /boot/vmlinuz-*-amd64 whose /lib/modules/<rel>/build exists.
+# MODSECT_VM_KREL forces a release.
+vm_find_kernel() {
+	local k rel
+	VM_KREL=
+	if [ -n "${MODSECT_VM_KREL:-}" ]; then
+		VM_KREL=$MODSECT_VM_KREL
+	else
+		for k in $(ls -1 /boot/vmlinuz-*-amd64 2>/dev/null | sort -rV); do
+			rel=${k#/boot/vmlinuz-}
+			if [ -e "/lib/modules/$rel/build/Makefile" ]; then
+				VM_KREL=$rel
+				break
+			fi
+		done
+	fi
+	if [ -z "$VM_KREL" ]; then
+		if [ "$(id -u)" = 0 ] && [ -z "${VM_KERNEL_INSTALL_TRIED:-}" ]; then
+			VM_KERNEL_INSTALL_TRIED=1
+			vm_need_pkgs /nonexistent/force:"linux-image-amd64 linux-headers-amd64"
+			vm_find_kernel
+			return
+		fi
+		vm_die "no /boot/vmlinuz-*-amd64 with matching /lib/modules/<rel>/build; run as root: apt-get install -y linux-image-amd64 linux-headers-amd64"
+	fi
+	VM_KERNEL=/boot/vmlinuz-$VM_KREL
+	VM_KBUILD=/lib/modules/$VM_KREL/build
+	[ -r "$VM_KERNEL" ] || vm_die "$VM_KERNEL not readable (run as root)"
+	[ -e "$VM_KBUILD/Makefile" ] ||
+		vm_die "no kernel headers for $VM_KREL; run as root: apt-get install -y linux-headers-$VM_KREL"
+	[ -e "/lib/modules/$VM_KREL/modules.dep" ] || vm_die "/lib/modules/$VM_KREL/modules.dep missing"
+	vm_log "kernel $VM_KREL"
+}
+
+# vm_build_testmod: builds tests/vm/testmod in $VM_OUT/testmod.  Sets
+# VM_TESTMOD_KO (with debug info) and VM_TESTMOD_KO_STRIPPED.
+vm_build_testmod() {
+	local b=$VM_OUT/testmod
+	mkdir -p "$b"
+	cp "$VM_DIR/testmod/modsect_test.c" "$VM_DIR/testmod/Makefile" "$b/"
+	if ! make -s -C "$VM_KBUILD" M="$b" modules >"$VM_OUT/testmod-build.log" 2>&1; then
+		cat "$VM_OUT/testmod-build.log" >&2
+		vm_die "building the test module failed"
+	fi
+	VM_TESTMOD_KO=$b/modsect_test.ko
+	VM_TESTMOD_KO_STRIPPED=$b/modsect_test.stripped.ko
+	strip --strip-debug -o "$VM_TESTMOD_KO_STRIPPED" "$VM_TESTMOD_KO" ||
+		vm_die "strip failed"
+	readelf -S "$VM_TESTMOD_KO" | grep -q '\.debug_info' ||
+		vm_die "$VM_TESTMOD_KO has no debug info"
+	vm_log "test module: $VM_TESTMOD_KO"
+}
+
+# Print the host paths of a stock module and its dependencies, dependencies
+# first (the order modprobe would insmod them).
+vm_module_paths() {
+	modprobe -S "$VM_KREL" --show-depends "$1" 2>/dev/null |
+		awk '$1 == "insmod" { print $2 }'
+}
+
+# vm_build_initramfs: $VM_OUT/initramfs.cpio.gz with static busybox, /init,
+# the test module and the stock modules.  Sets VM_INITRD, VM_MODLIST
+# (host paths of the stock modules in load order, one per line).
+vm_build_initramfs() {
+	local root=$VM_OUT/initramfs bb m p name n=0
+	bb=$(vm_busybox) || vm_die "no static busybox"
+	rm -rf "$root"
+	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/modules"
+	cp "$bb" "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	cp "$VM_DIR/init.sh" "$root/init"
+	chmod 755 "$root/init"
+
+	VM_MODLIST=$VM_OUT/modules.list
+	: >"$VM_MODLIST"
+	: >"$root/modules/order"
+	for m in $VM_STOCK_MODULES; do
+		p=$(vm_module_paths "$m")
+		[ -n "$p" ] || vm_die "stock module $m not found for $VM_KREL"
+		for p in $p; do
+			grep -qxF "$p" "$VM_MODLIST" && continue
+			echo "$p" >>"$VM_MODLIST"
+			n=$((n + 1))
+			name=$(printf '%02d-%s' "$n" "${p##*/}")
+			case $p in
+			*.ko) cp "$p" "$root/modules/$name" ;;
+			*.ko.xz) name=${name%.xz}; xz -dc "$p" >"$root/modules/$name" ;;
+			*.ko.zst) name=${name%.zst}; zstd -qdc "$p" >"$root/modules/$name" ;;
+			*.ko.gz) name=${name%.gz}; gzip -dc "$p" >"$root/modules/$name" ;;
+			*) vm_die "unknown module file type: $p" ;;
+			esac
+			echo "$name" >>"$root/modules/order"
+		done
+	done
+	cp "$VM_TESTMOD_KO" "$root/modules/99-modsect_test.ko"
+	echo 99-modsect_test.ko >>"$root/modules/order"
+
+	if [ -n "${MODSECT_STATIC:-}" ]; then
+		[ -x "$MODSECT_STATIC" ] || vm_die "MODSECT_STATIC=$MODSECT_STATIC is not an executable"
+		if readelf -lW "$MODSECT_STATIC" | grep -q INTERP; then
+			vm_die "MODSECT_STATIC=$MODSECT_STATIC is dynamically linked; it must be static"
+		fi
+		cp "$MODSECT_STATIC" "$root/bin/modsect"
+		vm_log "guest /bin/modsect <- $MODSECT_STATIC"
+	fi
+
+	VM_INITRD=$VM_OUT/initramfs.cpio.gz
+	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --quiet -R 0:0) | gzip -1 >"$VM_INITRD" ||
+		vm_die "cpio failed"
+	vm_log "initramfs: $VM_INITRD ($(wc -c <"$VM_INITRD") bytes)"
+}
+
+# vm_setup: everything up to (not including) booting.
+vm_setup() {
+	mkdir -p "$VM_OUT"
+	vm_ensure_host_pkgs
+	vm_find_kernel
+	vm_build_testmod
+	vm_build_initramfs
+}
+
+# Is TCP port $1 free on 127.0.0.1?  (best effort via /proc/net/tcp*)
+vm_port_free() {
+	local hex
+	hex=$(printf '%04X' "$1")
+	! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
+}
+
+# vm_start: boot QEMU in the background; returns once the guest has written
+# its capture (marker ==MODSECT-READY==), leaving QEMU running with the
+# gdbstub listening on 127.0.0.1:$VM_GDB_PORT.  Installs an EXIT trap that
+# stops QEMU (chained before any existing EXIT trap of the caller? no:
+# the caller should call vm_stop itself if it sets its own EXIT trap).
+vm_start() {
+	local try port t0 rc
+	[ -n "${VM_INITRD:-}" ] || vm_die "vm_start: run vm_setup first"
+	rm -rf "$VM_RUN"
+	mkdir -p "$VM_RUN"
+	mkfifo "$VM_RUN/trigger.in" "$VM_RUN/trigger.out"
+	: >"$VM_RUN/serial1.log"
+	trap vm_stop EXIT
+	trap 'exit 130' INT TERM HUP
+
+	for try in 1 2 3 4 5; do
+		port=${MODSECT_VM_GDB_PORT:-$((20000 + RANDOM % 20000))}
+		vm_port_free "$port" || continue
+		VM_GDB_PORT=$port
+		t0=$(date +%s)
+		# ttyS0: kernel console -> console.log
+		# ttyS1: guest capture/acks -> serial1.log
+		# ttyS2: host -> guest triggers via FIFO trigger.in (trigger.out unused)
+		qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp 1 \
+			-nographic -monitor none -no-reboot \
+			-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
+			-append "console=ttyS0 panic=1 loglevel=7 ${MODSECT_VM_APPEND:-}" \
+			-serial "file:$VM_RUN/console.log" \
+			-serial "file:$VM_RUN/serial1.log" \
+			-serial "pipe:$VM_RUN/trigger" \
+			-gdb "tcp:127.0.0.1:$port" \
+			</dev/null >"$VM_RUN/qemu.log" 2>&1 &
+		VM_QEMU_PID=$!
+		echo "$VM_QEMU_PID" >"$VM_RUN/qemu.pid"
+		echo "$port" >"$VM_RUN/gdb.port"
+		sleep 1
+		if kill -0 "$VM_QEMU_PID" 2>/dev/null; then
+			break
+		fi
+		wait "$VM_QEMU_PID" 2>/dev/null || true
+		VM_QEMU_PID=
+		if grep -qi 'address already in use' "$VM_RUN/qemu.log" && [ -z "${MODSECT_VM_GDB_PORT:-}" ]; then
+			continue
+		fi
+		cat "$VM_RUN/qemu.log" >&2
+		vm_die "qemu failed to start"
+	done
+	[ -n "$VM_QEMU_PID" ] || vm_die "could not find a free gdb port"
+	vm_log "qemu pid $VM_QEMU_PID, gdbstub 127.0.0.1:$VM_GDB_PORT, run dir $VM_RUN"
+
+	rc=0
+	vm_wait_for '^==MODSECT-READY==$' "$VM_BOOT_TIMEOUT" || rc=$?
+	if [ "$rc" != 0 ]; then
+		vm_log "last console lines:"
+		tail -n 30 "$VM_RUN/console.log" >&2 || true
+		vm_die "guest did not complete its capture within ${VM_BOOT_TIMEOUT}s"
+	fi
+	VM_BOOT_SECONDS=$(($(date +%s) - t0))
+	echo "$VM_BOOT_SECONDS" >"$VM_RUN/boot.seconds"
+	vm_split_capture
+	vm_log "guest ready after ${VM_BOOT_SECONDS}s"
+}
+
+# vm_wait_for REGEX [TIMEOUT]: wait until a line of serial1.log matches the
+# (grep -E) REGEX.  Fails early if QEMU exits.
+vm_wait_for() {
+	local re=$1 timeout=${2:-60} end
+	end=$(($(date +%s) + timeout))
+	while :; do
+		if grep -qE -- "$re" "$VM_RUN/serial1.log" 2>/dev/null; then
+			return 0
+		fi
+		if [ -n "$VM_QEMU_PID" ] && ! kill -0 "$VM_QEMU_PID" 2>/dev/null; then
+			vm_log "qemu exited while waiting for /$re/"
+			return 2
+		fi
+		[ "$(date +%s)" -lt "$end" ] || { vm_log "timeout (${timeout}s) waiting for /$re/"; return 1; }
+		sleep 0.3
+	done
+}
+
+# vm_section NAME [FILE]: print the lines between ==MODSECT-BEGIN NAME== and
+# ==MODSECT-END NAME== of serial1.log (or FILE).
+vm_section() {
+	awk -v b="==MODSECT-BEGIN $1==" -v e="==MODSECT-END $1==" '
+		$0 == e { on = 0 } on { print } $0 == b { on = 1 }' "${2:-$VM_RUN/serial1.log}"
+}
+
+# Split the guest's capture into host files in $VM_RUN.
+vm_split_capture() {
+	vm_section capture >"$VM_RUN/capture.txt"
+	vm_section capture-stderr >"$VM_RUN/capture-stderr.txt"
+	vm_section sections >"$VM_RUN/sections.txt"
+	vm_section sysfs-grep >"$VM_RUN/sysfs-grep.txt"
+	vm_section kallsyms >"$VM_RUN/kallsyms.txt"
+	vm_section uname >"$VM_RUN/uname.txt"
+	vm_section build-id >"$VM_RUN/build-id.txt"
+	vm_section initstate >"$VM_RUN/initstate.txt"
+	vm_section insmod >"$VM_RUN/insmod.txt"
+	vm_section proc-modules >"$VM_RUN/proc-modules.txt"
+	vm_section dmesg-0 >"$VM_RUN/dmesg-0.txt"
+	[ -s "$VM_RUN/sections.txt" ] || vm_die "empty sections capture"
+	[ -s "$VM_RUN/kallsyms.txt" ] || vm_die "empty kallsyms capture"
+}
+
+# vm_send LINE: send one trigger line to the guest (ttyS2).  Guest commands:
+#   poke N   write N to /sys/module/modsect_test/parameters/poke
+#   warn [N] write N to .../parameters/warn, then dump dmesg (section "dmesg-K")
+#   dmesg    dump dmesg
+#   quit     power off
+# Each command k (counting from 1) is acknowledged on ttyS1 with the line
+# "==MODSECT-ACK k <command>==" after it completed.
+vm_send() {
+	[ -p "$VM_RUN/trigger.in" ] || vm_die "vm_send: no VM running"
+	# QEMU holds trigger.in open read-write, so this does not block.
+	timeout 10 sh -c 'printf "%s\n" "$1" >"$2"' sh "$1" "$VM_RUN/trigger.in" ||
+		vm_die "vm_send: writing trigger failed"
+}
+
+# vm_cmd LINE [TIMEOUT]: vm_send and wait for the guest's acknowledgement.
+vm_cmd() {
+	local n
+	n=$(($(grep -c '^==MODSECT-ACK ' "$VM_RUN/serial1.log") + 1))
+	vm_send "$1"
+	vm_wait_for "^==MODSECT-ACK $n " "${2:-60}"
+}
+
+# vm_stop: ask the guest to power off, then make sure QEMU is gone.
+vm_stop() {
+	local pid=$VM_QEMU_PID i
+	[ -n "$pid" ] || return 0
+	VM_QEMU_PID=
+	if kill -0 "$pid" 2>/dev/null; then
+		[ -p "$VM_RUN/trigger.in" ] &&
+			timeout 2 sh -c 'printf "quit\n" >"$1"' sh "$VM_RUN/trigger.in" 2>/dev/null
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.5
+		done
+		kill "$pid" 2>/dev/null || true
+		for i in 1 2 3 4 5 6; do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.5
+		done
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+	rm -f "$VM_RUN/qemu.pid"
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * modsect_test - a small module that puts symbols in many kinds of sections,
+ * used by tests/vm to check modsect's section maps against a real kernel.
+ *
+ *   .text                modsect_test_poke(), modsect_test_warn(), ...
+ *   .data                modsect_test_data (initialised global)
+ *   .bss                 modsect_test_bss
+ *   .rodata              modsect_test_table (const table)
+ *   .init.text           modsect_test_init()
+ *   .exit.text           modsect_test_exit()
+ *   .data..percpu        modsect_test_pcpu (DEFINE_PER_CPU, set by init)
+ *   .modsect.odd$name    modsect_test_odd (data in an oddly named section)
+ *   .modsect.text$odd    modsect_test_odd_fn() (code in an oddly named section)
+ *
+ * Parameters (in /sys/module/modsect_test/parameters/):
+ *   poke   write N -> modsect_test_poke(N)  (gdb breakpoint target)
+ *   warn   write N -> modsect_test_warn(N) -> inline helper doing WARN(1, ...)
+ */
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <linux/bug.h>
+#include <linux/string.h>
+
+int modsect_test_data = 0x5ec7;		/* .data */
+int modsect_test_bss;			/* .bss */
+int modsect_test_last_warn;		/* .bss */
+
+const unsigned int modsect_test_table[8] = {	/* .rodata */
+	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+};
+
+DEFINE_PER_CPU(int, modsect_test_pcpu);	/* .data..percpu */
+
+/* Data in a legal but unusual section name (contains '$'). */
+int modsect_test_odd __attribute__((section(".modsect.odd$name"), used)) = 42;
+
+/* Code in an unusual section name, too. */
+noinline __attribute__((section(".modsect.text$odd"), used))
+int modsect_test_odd_fn(int value)
+{
+	modsect_test_odd += value;
+	return modsect_test_odd;
+}
+
+/* The gdb breakpoint target: hit on `echo N > .../parameters/poke`. */
+noinline int modsect_test_poke(int value)
+{
+	int old = modsect_test_data;
+
+	modsect_test_data = value;
+	modsect_test_bss += modsect_test_table[value & 7];
+	modsect_test_odd_fn(1);
+	this_cpu_add(modsect_test_pcpu, value);
+	pr_info("modsect_test: poke %d (was %d)\n", value, old);
+	return old;
+}
+
+/* Always inlined into modsect_test_warn(), so WARN's address decodes to an
+ * inlined frame inside modsect_test_warn(). */
+static inline __always_inline void modsect_test_warn_inline(int value)
+{
+	modsect_test_last_warn = value;
+	WARN(1, "modsect_test: warn %d\n", value);
+}
+
+noinline int modsect_test_warn(int value)
+{
+	modsect_test_warn_inline(value);
+	return value + 1;
+}
+
+static int poke_set(const char *val, const struct kernel_param *kp)
+{
+	int v, ret;
+
+	ret = kstrtoint(strim((char *)val), 0, &v);
+	if (ret)
+		return ret;
+	modsect_test_poke(v);
+	return 0;
+}
+
+static int poke_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", modsect_test_data);
+}
+
+static const struct kernel_param_ops poke_ops = {
+	.set = poke_set,
+	.get = poke_get,
+};
+module_param_cb(poke, &poke_ops, NULL, 0644);
+MODULE_PARM_DESC(poke, "write N: calls modsect_test_poke(N)");
+
+static int warn_set(const char *val, const struct kernel_param *kp)
+{
+	int v = 0;
+
+	if (kstrtoint(strim((char *)val), 0, &v))
+		v = -1;
+	modsect_test_warn(v);
+	return 0;
+}
+
+static int warn_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", modsect_test_last_warn);
+}
+
+static const struct kernel_param_ops warn_ops = {
+	.set = warn_set,
+	.get = warn_get,
+};
+module_param_cb(warn, &warn_ops, NULL, 0644);
+MODULE_PARM_DESC(warn, "write N: triggers a WARN() from an inlined helper");
+
+static int __init modsect_test_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(modsect_test_pcpu, cpu) = 100 + cpu;
+	this_cpu_inc(modsect_test_pcpu);
+	modsect_test_bss = modsect_test_table[1];
+	pr_info("modsect_test: loaded data=%d bss=%d odd=%d pcpu=%d\n",
+		modsect_test_data, modsect_test_bss, modsect_test_odd,
+		this_cpu_read(modsect_test_pcpu));
+	return 0;
+}
+
+static void __exit modsect_test_exit(void)
+{
+	pr_info("modsect_test: unloaded data=%d\n", modsect_test_data);
+}
+
+module_init(modsect_test_init);
+module_exit(modsect_test_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("modsect test module: symbols in many section kinds");
+MODULE_AUTHOR("modsect project");
