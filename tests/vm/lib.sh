@@ -237,7 +237,7 @@ vm_start() {
 		# ttyS1: guest capture/acks -> serial1.log
 		# ttyS2: host -> guest triggers via FIFO trigger.in (trigger.out unused)
 		qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp 1 \
-			-nographic -monitor none -no-reboot \
+			-nographic -nodefaults -monitor none -no-reboot \
 			-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
 			-append "console=ttyS0 panic=1 loglevel=7 ${MODSECT_VM_APPEND:-}" \
 			-serial "file:$VM_RUN/console.log" \
@@ -335,7 +335,9 @@ vm_send() {
 # vm_cmd LINE [TIMEOUT]: vm_send and wait for the guest's acknowledgement.
 vm_cmd() {
 	local n
-	n=$(($(grep -c '^==MODSECT-ACK ' "$VM_RUN/serial1.log") + 1))
+	n=$(grep -c '^==MODSECT-ACK ' "$VM_RUN/serial1.log" || true)
+	n=$((n + 1))
+	VM_LAST_ACK=$n
 	vm_send "$1"
 	vm_wait_for "^==MODSECT-ACK $n " "${2:-60}"
 }
