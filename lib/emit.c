@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Debugger commands from a layout. Names and paths come from files and
+ * captures we do not control: names are checked (ms_check_name), paths
+ * are quoted for the parser of each debugger, and nothing with a control
+ * character is ever written into a script.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modsect.h"
+
+static int check_path(const char *s, struct ms_err *err)
+{
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return ms_err_set(err, EINVAL,
+					  "path contains a control character (byte 0x%02x); refusing to write it into a debugger script",
+					  *c);
+	return 0;
+}
+
+static bool plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || strchr("/._+-,:@%=", c);
+}
+
+static int quote(const char *s, const char *specials, bool wrap, char **ret,
+		 struct ms_err *err)
+{
+	char *out = malloc(2 * strlen(s) + 3), *o = out;
+	int r = check_path(s, err);
+
+	if (r || !out) {
+		free(out);
+		return r ? r : ms_err_errno(err, ENOMEM, "quoting");
+	}
+	if (wrap)
+		*o++ = '"';
+	for (const char *c = s; *c; c++) {
+		if (wrap ? strchr(specials, *c) != NULL : !plain((unsigned char)*c))
+			*o++ = '\\';
+		*o++ = *c;
+	}
+	if (wrap)
+		*o++ = '"';
+	*o = '\0';
+	*ret = out;
+	return 0;
+}
+
+/*
+ * gdb splits add-symbol-file's arguments with libiberty's buildargv, where
+ * a backslash outside quotes makes the next character literal.
+ */
+int ms_quote_gdb(const char *s, char **ret, struct ms_err *err)
+{
+	return quote(s, NULL, false, ret, err);
+}
+
+/*
+ * lldb's Args parser: inside double quotes a backslash escapes only
+ * " \ ` and $, and a bare backtick would start expression substitution.
+ */
+int ms_quote_lldb(const char *s, char **ret, struct ms_err *err)
+{
+	return quote(s, "\"\\`$", true, ret, err);
+}
+
+static int check_names(const struct ms_layout *l, struct ms_err *err)
+{
+	int r = ms_check_name("module", l->mod->name, err);
+
+	for (size_t i = 0; !r && i < l->nsecs; i++)
+		if (l->secs[i].place != MS_PLACE_NOT_ALLOC)
+			r = ms_check_name("section", l->secs[i].name, err);
+	if (r)
+		ms_err_prefix(err, "module %.64s", l->mod->name);
+	return r;
+}
+
+static bool given(const struct ms_lsec *s)
+{
+	return s->place != MS_PLACE_NOT_ALLOC;
+}
+
+/* Lists names of sections placed as `place` in one comment line. */
+static void comment_list(FILE *out, const struct ms_layout *l,
+			 enum ms_place place, const char *text)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < l->nsecs; i++) {
+		if (l->secs[i].place != place)
+			continue;
+		fprintf(out, "%s%s", any ? ", " : "# ", l->secs[i].name);
+		any = true;
+	}
+	if (any)
+		fprintf(out, ": %s\n", text);
+}
+
+static void header(FILE *out, const struct ms_layout *l)
+{
+	const struct ms_module *m = l->mod;
+	const char *bid = ms_modfile_build_id(l->file);
+
+	fprintf(out, "# %s (%s) from %s", m->name,
+		m->initstate ? m->initstate : "initstate unknown",
+		ms_modfile_path(l->file));
+	if (ms_modfile_compression(l->file))
+		fprintf(out, ", %s-decompressed", ms_modfile_compression(l->file));
+	fputc('\n', out);
+	if (l->verify == MS_VERIFIED_BUILD_ID)
+		fprintf(out, "# verified: build-id %s matches the loaded module\n",
+			bid);
+	else if (l->verify == MS_VERIFIED_SRCVERSION)
+		fprintf(out, "# verified: srcversion %s matches the loaded module\n",
+			m->srcversion);
+	else if (l->verify == MS_FORCED)
+		fprintf(out, "# NOT VERIFIED, forced: %s\n", l->note);
+	else
+		fprintf(out, "# unverified: %s\n", l->note ? l->note : "");
+	comment_list(out, l, MS_PLACE_INIT_FREED,
+		     "freed after init (the module is live) and maybe reused; parked where nothing is mapped (--init keeps their stale addresses)");
+	if (l->init_included)
+		fprintf(out, "# .init sections included at their load addresses (%s)\n",
+			m->initstate && !strcmp(m->initstate, "coming") ?
+				"the module is still initializing" :
+				"--init; they may be freed and reused");
+	comment_list(out, l, MS_PLACE_PARKED,
+		     "not loaded by the kernel or address unknown; parked in the non-canonical hole so no real address resolves to them");
+	comment_list(out, l, MS_PLACE_PERCPU,
+		     "per-cpu base from kallsyms: &var is the per-cpu pointer; CPU n's copy is at &var + __per_cpu_offset[n]");
+}
+
+int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err)
+{
+	const struct ms_lsec *text = NULL;
+	char *path;
+	int r = check_names(l, err);
+
+	if (r || (r = ms_quote_gdb(ms_modfile_debugger_path(l->file), &path, err)))
+		return r;
+	header(out, l);
+	for (size_t i = 0; i < l->nsecs; i++)
+		if (!strcmp(l->secs[i].name, ".text") && l->secs[i].place == MS_PLACE_LOADED)
+			text = &l->secs[i];
+	/* .text goes first and positional: gdb before 9 requires it. */
+	fprintf(out, "add-symbol-file %s", path);
+	if (text)
+		fprintf(out, " 0x%" PRIx64, text->addr);
+	for (size_t i = 0; i < l->nsecs; i++)
+		if (given(&l->secs[i]) && &l->secs[i] != text)
+			fprintf(out, " -s %s 0x%" PRIx64, l->secs[i].name,
+				l->secs[i].addr);
+	fputc('\n', out);
+	free(path);
+	return ferror(out) ? ms_err_errno(err, EIO, "output") : 0;
+}
+
+int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err)
+{
+	char *path;
+	int r = check_names(l, err);
+
+	if (r || (r = ms_quote_lldb(ms_modfile_debugger_path(l->file), &path, err)))
+		return r;
+	header(out, l);
+	fprintf(out, "target modules add %s\n", path);
+	fprintf(out, "target modules load --file %s", path);
+	/* lldb leaves sections it is not told about unloaded: no parking. */
+	for (size_t i = 0; i < l->nsecs; i++)
+		if (l->secs[i].place == MS_PLACE_LOADED ||
+		    l->secs[i].place == MS_PLACE_PERCPU)
+			fprintf(out, " %s 0x%" PRIx64, l->secs[i].name,
+				l->secs[i].addr);
+	fputc('\n', out);
+	free(path);
+	return ferror(out) ? ms_err_errno(err, EIO, "output") : 0;
+}

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Where a module's file is: the module directory's modules.dep (through
+ * libkmod, which treats '-' and '_' alike), then the --search trees,
+ * matched by file name and indexed once per finder.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libkmod.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "modsect.h"
+
+#define MAX_DEPTH 32
+
+struct entry {
+	char *name; /* normalized module name */
+	char *path;
+};
+
+struct ms_finder {
+	const struct ms_ctx *ctx;
+	char *moddir;
+	struct kmod_ctx *kmod;
+	struct entry *entries; /* search-tree files, sorted by name */
+	size_t nentries, cap;
+	bool indexed;
+};
+
+static void kmod_quiet(void *data, int priority, const char *file, int line,
+		       const char *fn, const char *format, va_list args)
+{
+	(void)data, (void)priority, (void)file, (void)line, (void)fn;
+	(void)format, (void)args;
+}
+
+int ms_finder_new(const struct ms_ctx *ctx, const char *release,
+		  struct ms_finder **ret, struct ms_err *err)
+{
+	static const char *const no_config[] = { NULL };
+	struct ms_finder *fi = calloc(1, sizeof(*fi));
+	int n = 0;
+
+	if (!fi)
+		return ms_err_errno(err, ENOMEM, "finder");
+	fi->ctx = ctx;
+	if (ms_ctx_moddir(ctx))
+		n = asprintf(&fi->moddir, "%s", ms_ctx_moddir(ctx));
+	else if (release)
+		n = asprintf(&fi->moddir, "%s/lib/modules/%s", ms_ctx_root(ctx),
+			     release);
+	if (n < 0) {
+		free(fi);
+		return ms_err_errno(err, ENOMEM, "finder");
+	}
+	if (fi->moddir) {
+		/* Only modules.dep matters; host modprobe.d is irrelevant. */
+		fi->kmod = kmod_new(fi->moddir, no_config);
+		if (fi->kmod)
+			kmod_set_log_fn(fi->kmod, kmod_quiet, NULL);
+	}
+	*ret = fi;
+	return 0;
+}
+
+void ms_finder_free(struct ms_finder *fi)
+{
+	if (!fi)
+		return;
+	for (size_t i = 0; i < fi->nentries; i++) {
+		free(fi->entries[i].name);
+		free(fi->entries[i].path);
+	}
+	free(fi->entries);
+	kmod_unref(fi->kmod);
+	free(fi->moddir);
+	free(fi);
+}
+
+const char *ms_finder_moddir(const struct ms_finder *fi)
+{
+	return fi->moddir;
+}
+
+/* "dm-mod.ko.xz" -> "dm_mod"; NULL if not a module file name. */
+static char *module_name_of(const char *file)
+{
+	static const char *const exts[] = { ".ko", ".ko.gz", ".ko.xz",
+					    ".ko.zst" };
+	size_t len = strlen(file);
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t el = strlen(exts[i]);
+		char *name;
+
+		if (len <= el || strcmp(file + len - el, exts[i]))
+			continue;
+		name = strndup(file, len - el);
+		for (char *c = name; c && *c; c++)
+			if (*c == '-')
+				*c = '_';
+		return name;
+	}
+	return NULL;
+}
+
+static int add_entry(struct ms_finder *fi, char *name, const char *path)
+{
+	if (fi->nentries == fi->cap) {
+		size_t ncap = fi->cap ? 2 * fi->cap : 64;
+		struct entry *n = realloc(fi->entries, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		fi->entries = n;
+		fi->cap = ncap;
+	}
+	fi->entries[fi->nentries].name = name;
+	if (!(fi->entries[fi->nentries].path = strdup(path)))
+		return -ENOMEM;
+	fi->nentries++;
+	return 0;
+}
+
+static int walk(struct ms_finder *fi, const char *dir, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (depth > MAX_DEPTH || !(d = opendir(dir)))
+		return 0; /* unreadable corners of a build tree are skipped */
+	while (!r && (de = readdir(d))) {
+		char *path, *name;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue; /* ., .., and kbuild's .tmp files */
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+			return closedir(d), -ENOMEM;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			r = walk(fi, path, depth + 1);
+		} else if ((name = module_name_of(de->d_name))) {
+			r = add_entry(fi, name, path);
+			if (r)
+				free(name);
+		}
+		free(path);
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->path, y->path);
+}
+
+static int index_search(struct ms_finder *fi, struct ms_err *err)
+{
+	size_t n = ms_ctx_search_count(fi->ctx);
+
+	if (fi->indexed)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t first = fi->nentries;
+		struct stat st;
+		int r;
+
+		if (stat(ms_ctx_search(fi->ctx, i), &st) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			return ms_err_errno(err, ENOTDIR, "--search %s",
+					    ms_ctx_search(fi->ctx, i));
+		r = walk(fi, ms_ctx_search(fi->ctx, i), 0);
+		if (r)
+			return ms_err_errno(err, -r, "indexing %s",
+					    ms_ctx_search(fi->ctx, i));
+		/* Sort each tree on its own so tree order stays precedence. */
+		qsort(fi->entries + first, fi->nentries - first,
+		      sizeof(*fi->entries), cmp_entry);
+	}
+	fi->indexed = true;
+	return 0;
+}
+
+static char *kmod_path(struct ms_finder *fi, const char *modname)
+{
+	struct kmod_module *mod = NULL;
+	const char *p;
+	char *path = NULL;
+
+	if (!fi->kmod || kmod_module_new_from_name(fi->kmod, modname, &mod) < 0)
+		return NULL;
+	p = kmod_module_get_path(mod);
+	if (p)
+		path = strdup(p);
+	kmod_module_unref(mod);
+	return path;
+}
+
+static char *normalized(const char *s)
+{
+	char *n = strdup(s);
+
+	for (char *c = n; c && *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return n;
+}
+
+/* Tries one candidate; keeps it in *best if it is the best so far. */
+static int consider(struct ms_finder *fi, const char *path, const char *want,
+		    struct ms_modfile **best, struct ms_err *err, bool *done)
+{
+	struct ms_modfile *f;
+	const char *bid;
+	int r = ms_modfile_open(fi->ctx, path, &f, err);
+
+	if (r)
+		return r;
+	bid = ms_modfile_build_id(f);
+	if (!want || (bid && strcmp(bid, want) == 0)) {
+		ms_modfile_free(*best);
+		*best = f;
+		*done = true;
+	} else if (!*best) {
+		*best = f;
+	} else {
+		ms_modfile_free(f);
+	}
+	return 0;
+}
+
+int ms_finder_open(struct ms_finder *fi, const char *modname,
+		   const char *want_build_id, struct ms_modfile **ret,
+		   struct ms_err *err)
+{
+	struct ms_modfile *best = NULL;
+	char *name = normalized(modname), *path;
+	bool done = false;
+	int r = 0;
+
+	if (!name)
+		return ms_err_errno(err, ENOMEM, "finder");
+	path = kmod_path(fi, name);
+	if (path)
+		r = consider(fi, path, want_build_id, &best, err, &done);
+	free(path);
+	if (!r && !done)
+		r = index_search(fi, err);
+	for (size_t i = 0; !r && !done && i < fi->nentries; i++)
+		if (strcmp(fi->entries[i].name, name) == 0)
+			r = consider(fi, fi->entries[i].path, want_build_id,
+				     &best, err, &done);
+	if (!r && !best) {
+		if (fi->moddir)
+			r = ms_err_set(err, ENOENT,
+				       "no file for module %s: not in %s/modules.dep%s; give the file, --moddir or --search DIR",
+				       modname, fi->moddir,
+				       ms_ctx_search_count(fi->ctx) ?
+					       " nor in the --search trees" :
+					       "");
+		else
+			r = ms_err_set(err, ENOENT,
+				       "no file for module %s: the kernel release is unknown%s; give the file, --moddir or --search DIR",
+				       modname,
+				       ms_ctx_search_count(fi->ctx) ?
+					       " and the --search trees have none" :
+					       "");
+	}
+	free(name);
+	if (r) {
+		ms_modfile_free(best);
+		return r;
+	}
+	*ret = best;
+	return 0;
+}

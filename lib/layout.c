@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A layout joins a module's map with its file: it proves the file is the
+ * loaded build, and gives every allocatable section of the file an
+ * address a debugger can be told, real or parked.
+ *
+ * Why parking: gdb lays out every SHF_ALLOC section of a relocatable file
+ * that add-symbol-file does not name at made-up low addresses (gdb 13
+ * put __versions at 0x0, .data..percpu at 0x10, .modinfo at 0x18), so a
+ * NULL-ish pointer would be symbolized as a module variable. Sections
+ * the kernel did not load (.modinfo, __versions, zero-sized ones), freed
+ * .init.* sections and a per-cpu section whose base is unknown are named
+ * explicitly at an address in the non-canonical hole instead: no kernel
+ * pointer can be there, so no real address ever resolves to them, and a
+ * read from there fails rather than showing wrong data.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modsect.h"
+
+/*
+ * Non-canonical on x86-64 (48- and 57-bit) and outside arm64's VA ranges;
+ * unlike 0xdead000000000000 (the kernel's POISON_POINTER_DELTA) no kernel
+ * poison value lives here.
+ */
+#define PARK_BASE_64 UINT64_C(0x0bad000000000000)
+
+bool ms_section_is_init(const char *name)
+{
+	return strncmp(name, ".init", 5) == 0;
+}
+
+const char *ms_verify_str(enum ms_verify v)
+{
+	switch (v) {
+	case MS_VERIFIED_BUILD_ID:
+		return "build-id";
+	case MS_VERIFIED_SRCVERSION:
+		return "srcversion";
+	case MS_FORCED:
+		return "forced";
+	default:
+		return "unverified";
+	}
+}
+
+int ms_check_name(const char *what, const char *name, struct ms_err *err)
+{
+	if (!*name)
+		return ms_err_set(err, EINVAL, "empty %s name", what);
+	if (name[0] == '-')
+		return ms_err_set(err, EINVAL,
+				  "%s name \"%.64s\" starts with '-', which a debugger would take for an option; refusing it",
+				  what, name);
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (*c <= 0x20 || *c >= 0x7f || *c == '"' || *c == '\'' ||
+		    *c == '`' || *c == '\\')
+			return ms_err_set(err, EINVAL,
+					  "%s name contains %s (byte 0x%02x); refusing to pass it to a debugger",
+					  what,
+					  *c <= 0x20 || *c == 0x7f ? "whitespace or a control character" :
+					  *c >= 0x80		   ? "a non-ASCII byte" :
+								     "a quote or backslash",
+					  *c);
+	return 0;
+}
+
+void ms_layout_free(struct ms_layout *l)
+{
+	if (!l)
+		return;
+	free(l->secs);
+	free(l->note);
+	free(l);
+}
+
+static int verify(struct ms_layout *l, unsigned int flags, struct ms_err *err)
+{
+	const struct ms_module *m = l->mod;
+	const char *path = ms_modfile_path(l->file);
+	const char *fbid = ms_modfile_build_id(l->file);
+	const char *fsrc = ms_modfile_srcversion(l->file);
+	const char *fname = ms_modfile_modname(l->file);
+	char why[512] = "";
+
+	if (fname && !ms_modname_eq(fname, m->name))
+		snprintf(why, sizeof(why), "%s is module %s, not %s", path,
+			 fname, m->name);
+	else if (m->build_id && fbid && strcmp(m->build_id, fbid))
+		snprintf(why, sizeof(why),
+			 "build-id of loaded module %s is %s but %s has %s: it is not the loaded build",
+			 m->name, m->build_id, path, fbid);
+	else if (m->build_id && fbid)
+		l->verify = MS_VERIFIED_BUILD_ID;
+	else if (m->srcversion && fsrc && strcmp(m->srcversion, fsrc))
+		snprintf(why, sizeof(why),
+			 "srcversion of loaded module %s is %s but %s has %s: it is not the loaded build",
+			 m->name, m->srcversion, path, fsrc);
+	else if (m->srcversion && fsrc)
+		l->verify = MS_VERIFIED_SRCVERSION;
+	else if (m->build_id)
+		snprintf(why, sizeof(why),
+			 "loaded module %s has build-id %s but %s has none, and no srcversion to compare",
+			 m->name, m->build_id, path);
+
+	if (why[0] && !(flags & MS_LAYOUT_FORCE))
+		return ms_err_set(err, EBADMSG, "%s; give the right file, or --force", why);
+	if (why[0]) {
+		l->verify = MS_FORCED;
+		l->note = strdup(why);
+	} else if (l->verify == MS_UNVERIFIED) {
+		l->note = strdup(m->build_id || m->srcversion ?
+					 "the file has no build-id or srcversion to compare" :
+					 "the map has no build-id or srcversion to compare");
+	}
+	return 0;
+}
+
+struct percpu {
+	const struct ms_module *mod;
+	uint64_t base;
+	size_t agree, disagree;
+};
+
+static int percpu_sym(const char *name, uint64_t value, void *arg)
+{
+	struct percpu *pc = arg;
+
+	for (size_t i = 0; i < pc->mod->nksyms; i++) {
+		const struct ms_ksym *k = &pc->mod->ksyms[i];
+
+		if (strcmp(k->name, name))
+			continue;
+		if (pc->agree == 0 || k->addr - value == pc->base) {
+			pc->base = k->addr - value;
+			pc->agree++;
+		} else {
+			pc->disagree++;
+		}
+		break;
+	}
+	return 0;
+}
+
+/*
+ * The loader allocates .data..percpu apart and never lists it; kallsyms
+ * (CONFIG_KALLSYMS_ALL) shows its symbols at base + offset, so the base
+ * is derived when every such symbol agrees.
+ */
+static bool percpu_base(const struct ms_layout *l, uint64_t *base)
+{
+	struct percpu pc = { .mod = l->mod };
+
+	if (!l->mod->nksyms)
+		return false;
+	ms_modfile_foreach_symbol(l->file, ".data..percpu", percpu_sym, &pc);
+	*base = pc.base;
+	return pc.agree > 0 && pc.disagree == 0;
+}
+
+static struct ms_lsec *add(struct ms_layout *l, const struct ms_filesec *fs,
+			   const char *name)
+{
+	struct ms_lsec *s = &l->secs[l->nsecs++];
+
+	*s = (struct ms_lsec){ .name = name, .init = ms_section_is_init(name) };
+	if (fs) {
+		s->size = fs->size;
+		s->flags = fs->flags;
+	}
+	return s;
+}
+
+int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
+		    unsigned int flags, struct ms_layout **ret,
+		    struct ms_err *err)
+{
+	size_t nfile = ms_modfile_section_count(f);
+	struct ms_layout *l = calloc(1, sizeof(*l));
+	bool coming = mod->initstate && strcmp(mod->initstate, "coming") == 0;
+	bool keep_init = coming || (flags & MS_LAYOUT_INIT);
+	uint64_t park = ms_modfile_elfclass(f) == ELFCLASS64 ? PARK_BASE_64 : 0;
+	int r;
+
+	if (!l)
+		return ms_err_errno(err, ENOMEM, "layout");
+	l->mod = mod;
+	l->file = f;
+	l->secs = calloc(mod->nsections + nfile + 1, sizeof(*l->secs));
+	if (!l->secs) {
+		free(l);
+		return ms_err_errno(err, ENOMEM, "layout");
+	}
+	l->verify = MS_UNVERIFIED;
+	r = verify(l, flags, err);
+	for (size_t i = 0; !r && i < mod->nsections; i++) {
+		const struct ms_section *ms = &mod->sections[i];
+		const struct ms_filesec *fs =
+			ms_modfile_section_by_name(f, ms->name);
+		struct ms_lsec *s;
+
+		if (!fs && !(flags & MS_LAYOUT_FORCE)) {
+			r = ms_err_set(err, EBADMSG,
+				       "module %s has section %s loaded, but %s has no such section: it is not the loaded build; give the right file, or --force",
+				       mod->name, ms->name, ms_modfile_path(f));
+			break;
+		}
+		s = add(l, fs, ms->name);
+		s->in_map = true;
+		s->addr = s->map_addr = ms->addr;
+		if (!fs || !(fs->flags & SHF_ALLOC)) {
+			s->place = MS_PLACE_NOT_ALLOC;
+		} else if (s->init && !keep_init) {
+			s->place = MS_PLACE_INIT_FREED;
+			l->init_freed = true;
+		} else {
+			s->place = MS_PLACE_LOADED;
+			l->init_included |= s->init;
+		}
+	}
+	for (size_t i = 0; !r && i < nfile; i++) {
+		const struct ms_filesec *fs = ms_modfile_section(f, i);
+		uint64_t base;
+
+		if (!(fs->flags & SHF_ALLOC) || ms_module_section(mod, fs->name))
+			continue;
+		add(l, fs, fs->name)->place = MS_PLACE_PARKED;
+		if (strcmp(fs->name, ".data..percpu") == 0 && fs->size &&
+		    percpu_base(l, &base)) {
+			l->secs[l->nsecs - 1].place = MS_PLACE_PERCPU;
+			l->secs[l->nsecs - 1].addr = base;
+		}
+	}
+	/* Park what has no real address, one after another, aligned. */
+	for (size_t i = 0; !r && i < l->nsecs; i++) {
+		struct ms_lsec *s = &l->secs[i];
+		const struct ms_filesec *fs = ms_modfile_section_by_name(f, s->name);
+		uint64_t align = fs && fs->align > 1 ? fs->align : 1;
+
+		if (s->place != MS_PLACE_PARKED && s->place != MS_PLACE_INIT_FREED)
+			continue;
+		if (align > 4096)
+			align = 4096;
+		park = (park + align - 1) & ~(align - 1);
+		s->addr = park;
+		park += s->size ? s->size : 1;
+	}
+	if (r) {
+		ms_layout_free(l);
+		return r;
+	}
+	*ret = l;
+	return 0;
+}

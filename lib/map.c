@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The section map: which module's sections sit at which address. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modsect.h"
+
+static void module_clear(struct ms_module *m)
+{
+	free(m->name);
+	free(m->initstate);
+	free(m->srcversion);
+	free(m->build_id);
+	for (size_t i = 0; i < m->nsections; i++)
+		free(m->sections[i].name);
+	free(m->sections);
+	for (size_t i = 0; i < m->nksyms; i++)
+		free(m->ksyms[i].name);
+	free(m->ksyms);
+}
+
+void ms_map_free(struct ms_map *map)
+{
+	if (!map)
+		return;
+	for (size_t i = 0; i < map->nmodules; i++)
+		module_clear(&map->modules[i]);
+	free(map->modules);
+	free(map->origin);
+	free(map->release);
+	free(map->machine);
+	free(map);
+}
+
+static char norm(char c)
+{
+	return c == '-' ? '_' : c;
+}
+
+bool ms_modname_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (norm(*a) != norm(*b))
+			return false;
+	return *a == *b;
+}
+
+static int modname_cmp(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (norm(*a) != norm(*b))
+			break;
+	return (unsigned char)norm(*a) - (unsigned char)norm(*b);
+}
+
+const struct ms_module *ms_map_find(const struct ms_map *map, const char *name)
+{
+	size_t lo = 0, hi = map->nmodules;
+
+	/* ms_map_finish sorted the modules. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = modname_cmp(name, map->modules[mid].name);
+
+		if (c == 0)
+			return &map->modules[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+const struct ms_section *ms_module_section(const struct ms_module *mod,
+					   const char *name)
+{
+	for (size_t i = 0; i < mod->nsections; i++)
+		if (strcmp(mod->sections[i].name, name) == 0)
+			return &mod->sections[i];
+	return NULL;
+}
+
+static int cmp_module(const void *a, const void *b)
+{
+	return modname_cmp(((const struct ms_module *)a)->name,
+			   ((const struct ms_module *)b)->name);
+}
+
+static int cmp_section(const void *a, const void *b)
+{
+	const struct ms_section *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_section_name(const void *a, const void *b)
+{
+	return strcmp(((const struct ms_section *)a)->name,
+		      ((const struct ms_section *)b)->name);
+}
+
+int ms_map_finish(struct ms_map *map, struct ms_err *err)
+{
+	qsort(map->modules, map->nmodules, sizeof(*map->modules), cmp_module);
+	for (size_t i = 0; i < map->nmodules; i++) {
+		struct ms_module *m = &map->modules[i];
+
+		if (i > 0 && cmp_module(&map->modules[i - 1], m) == 0)
+			return ms_err_set(err, EINVAL,
+					  "%s: module %s is listed twice",
+					  map->origin, m->name);
+		/* Sort by name first to find duplicates, then by address. */
+		qsort(m->sections, m->nsections, sizeof(*m->sections),
+		      cmp_section_name);
+		for (size_t j = 1; j < m->nsections; j++)
+			if (strcmp(m->sections[j - 1].name,
+				   m->sections[j].name) == 0)
+				return ms_err_set(
+					err, EINVAL,
+					"%s: module %s lists section %s twice",
+					map->origin, m->name,
+					m->sections[j].name);
+		qsort(m->sections, m->nsections, sizeof(*m->sections),
+		      cmp_section);
+	}
+	return 0;
+}
+
+int ms_map_check_visible(const struct ms_map *map, struct ms_err *err)
+{
+	for (size_t i = 0; i < map->nmodules; i++) {
+		const struct ms_module *m = &map->modules[i];
+		bool any = false;
+
+		for (size_t j = 0; j < m->nsections; j++)
+			any |= m->sections[j].addr != 0;
+		if (m->nsections > 0 && !any)
+			return ms_err_set(
+				err, EPERM,
+				"%s: every section address of module %s is zero: the kernel hides addresses from this user "
+				"(kernel.kptr_restrict, or no CAP_SYSLOG); run as root, or set kernel.kptr_restrict=0 or 1",
+				map->origin, m->name);
+	}
+	return 0;
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A module file: its sections, build-id and .modinfo, read with libelf. */
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modsect.h"
+
+#define MAX_MODULE (1u << 30)
+
+struct ms_modfile {
+	char *path;
+	char *debugger_path; /* path, or the decompressed copy in the cache */
+	const char *compression;
+	void *image; /* the (decompressed) bytes libelf reads */
+	size_t size;
+	Elf *elf;
+	int elfclass;
+	struct ms_filesec *secs;
+	size_t nsecs;
+	size_t *scn_index; /* ELF section index of secs[i] */
+	char *build_id;
+	char *srcversion;
+	char *modname;
+};
+
+void ms_modfile_free(struct ms_modfile *f)
+{
+	if (!f)
+		return;
+	elf_end(f->elf);
+	free(f->path);
+	free(f->debugger_path);
+	free(f->image);
+	free(f->secs);
+	free(f->scn_index);
+	free(f->build_id);
+	free(f->srcversion);
+	free(f->modname);
+	free(f);
+}
+
+static int elf_error(struct ms_err *err, const char *path, const char *what)
+{
+	return ms_err_set(err, EINVAL, "%s: %s: %s", path, what,
+			  elf_errmsg(-1));
+}
+
+static int read_build_id(struct ms_modfile *f, Elf_Scn *scn)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off, next;
+	GElf_Nhdr nh;
+
+	while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 &&
+		    nh.n_descsz > 0 && nh.n_descsz <= 64) {
+			const unsigned char *b =
+				(const unsigned char *)d->d_buf + desc_off;
+
+			free(f->build_id);
+			f->build_id = malloc(2 * nh.n_descsz + 1);
+			if (!f->build_id)
+				return -ENOMEM;
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				sprintf(f->build_id + 2 * i, "%02x", b[i]);
+			return 0;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/* .modinfo is a run of NUL-terminated "key=value" strings. */
+static int read_modinfo(struct ms_modfile *f, Elf_Scn *scn)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	const char *p, *end;
+
+	if (!d || !d->d_buf)
+		return 0;
+	p = d->d_buf;
+	end = p + d->d_size;
+	while (p < end) {
+		const char *z = memchr(p, '\0', (size_t)(end - p));
+		size_t len = z ? (size_t)(z - p) : (size_t)(end - p);
+		char **slot = NULL;
+
+		if (len > 10 && strncmp(p, "srcversion=", 11) == 0)
+			slot = &f->srcversion, p += 11, len -= 11;
+		else if (len > 5 && strncmp(p, "name=", 5) == 0)
+			slot = &f->modname, p += 5, len -= 5;
+		if (slot && !*slot && !(*slot = strndup(p, len)))
+			return -ENOMEM;
+		p += len + 1;
+	}
+	return 0;
+}
+
+static int read_sections(struct ms_modfile *f, struct ms_err *err)
+{
+	size_t shstrndx, n, i = 0;
+	Elf_Scn *scn = NULL;
+	int r;
+
+	if (elf_getshdrstrndx(f->elf, &shstrndx) < 0 ||
+	    elf_getshdrnum(f->elf, &n) < 0)
+		return elf_error(err, f->path, "bad section headers");
+	f->secs = calloc(n ? n : 1, sizeof(*f->secs));
+	f->scn_index = calloc(n ? n : 1, sizeof(*f->scn_index));
+	if (!f->secs || !f->scn_index)
+		return ms_err_errno(err, ENOMEM, "%s", f->path);
+	while ((scn = elf_nextscn(f->elf, scn)) && i < n) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return elf_error(err, f->path, "bad section header");
+		name = elf_strptr(f->elf, shstrndx, sh.sh_name);
+		if (!name)
+			return elf_error(err, f->path, "bad section name");
+		if (sh.sh_type != SHT_NOBITS && sh.sh_size > 0 &&
+		    (sh.sh_offset > f->size || sh.sh_size > f->size - sh.sh_offset))
+			return ms_err_set(err, EINVAL,
+					  "%s: section %s lies past the end of the file",
+					  f->path, name);
+		f->secs[i] = (struct ms_filesec){ .name = name,
+						  .flags = sh.sh_flags,
+						  .size = sh.sh_size,
+						  .align = sh.sh_addralign,
+						  .type = sh.sh_type };
+		f->scn_index[i] = elf_ndxscn(scn);
+		i++;
+		r = 0;
+		if (sh.sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0)
+			r = read_build_id(f, scn);
+		else if (strcmp(name, ".modinfo") == 0)
+			r = read_modinfo(f, scn);
+		if (r)
+			return ms_err_errno(err, -r, "%s", f->path);
+	}
+	f->nsecs = i;
+	return 0;
+}
+
+static int open_image(const struct ms_ctx *ctx, struct ms_modfile *f,
+		      struct ms_err *err)
+{
+	GElf_Ehdr eh;
+	char *raw, *abs;
+	size_t rawlen;
+	void *out;
+	size_t outlen;
+	int r = ms_read_file(f->path, MAX_MODULE, &raw, &rawlen, err);
+
+	if (r)
+		return r;
+	r = ms_decompress(raw, rawlen, &out, &outlen, &f->compression, err);
+	if (r) {
+		free(raw);
+		return ms_err_prefix(err, "%s", f->path);
+	}
+	if (f->compression) {
+		free(raw);
+		f->image = out;
+		f->size = outlen;
+	} else {
+		f->image = raw;
+		f->size = rawlen;
+	}
+	elf_version(EV_CURRENT);
+	f->elf = elf_memory(f->image, f->size);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF)
+		return ms_err_set(err, EINVAL, "%s: not an ELF file%s", f->path,
+				  f->compression ? " (after decompression)" : "");
+	if (!gelf_getehdr(f->elf, &eh))
+		return elf_error(err, f->path, "bad ELF header");
+	if (eh.e_type != ET_REL)
+		return ms_err_set(err, EINVAL,
+				  "%s: not a kernel module (ELF type %u, a module is relocatable, type 1)",
+				  f->path, eh.e_type);
+	f->elfclass = gelf_getclass(f->elf);
+	r = read_sections(f, err);
+	if (r)
+		return r;
+	/* gdb and lldb need a file: give them the decompressed copy. */
+	if (f->compression)
+		return ms_cache_store(ctx, f->image, f->size, ".ko",
+				      &f->debugger_path, err);
+	abs = realpath(f->path, NULL);
+	f->debugger_path = abs ? abs : strdup(f->path);
+	return f->debugger_path ? 0 : ms_err_errno(err, ENOMEM, "%s", f->path);
+}
+
+int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
+		    struct ms_modfile **ret, struct ms_err *err)
+{
+	struct ms_modfile *f = calloc(1, sizeof(*f));
+	int r;
+
+	if (!f || !(f->path = strdup(path))) {
+		free(f);
+		return ms_err_errno(err, ENOMEM, "%s", path);
+	}
+	r = open_image(ctx, f, err);
+	if (r) {
+		ms_modfile_free(f);
+		return r;
+	}
+	*ret = f;
+	return 0;
+}
+
+const char *ms_modfile_path(const struct ms_modfile *f)
+{
+	return f->path;
+}
+
+const char *ms_modfile_debugger_path(const struct ms_modfile *f)
+{
+	return f->debugger_path;
+}
+
+const char *ms_modfile_compression(const struct ms_modfile *f)
+{
+	return f->compression;
+}
+
+const char *ms_modfile_build_id(const struct ms_modfile *f)
+{
+	return f->build_id;
+}
+
+const char *ms_modfile_srcversion(const struct ms_modfile *f)
+{
+	return f->srcversion;
+}
+
+const char *ms_modfile_modname(const struct ms_modfile *f)
+{
+	return f->modname;
+}
+
+int ms_modfile_elfclass(const struct ms_modfile *f)
+{
+	return f->elfclass;
+}
+
+size_t ms_modfile_section_count(const struct ms_modfile *f)
+{
+	return f->nsecs;
+}
+
+const struct ms_filesec *ms_modfile_section(const struct ms_modfile *f,
+					    size_t i)
+{
+	return i < f->nsecs ? &f->secs[i] : NULL;
+}
+
+static ssize_t section_index(const struct ms_modfile *f, const char *name)
+{
+	for (size_t i = 0; i < f->nsecs; i++)
+		if (strcmp(f->secs[i].name, name) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+const struct ms_filesec *ms_modfile_section_by_name(const struct ms_modfile *f,
+						    const char *name)
+{
+	ssize_t i = section_index(f, name);
+
+	return i < 0 ? NULL : &f->secs[i];
+}
+
+int ms_modfile_foreach_symbol(const struct ms_modfile *f, const char *secname,
+			      int (*fn)(const char *name, uint64_t value,
+					void *arg),
+			      void *arg)
+{
+	ssize_t want = section_index(f, secname);
+	Elf_Scn *scn = NULL;
+
+	if (want < 0)
+		return -ENOENT;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    sh.sh_entsize == 0 || !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+			int r;
+
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    sym.st_shndx != f->scn_index[want] || sym.st_name == 0 ||
+			    GELF_ST_TYPE(sym.st_info) == STT_SECTION)
+				continue;
+			name = elf_strptr(f->elf, sh.sh_link, sym.st_name);
+			if (name && *name && (r = fn(name, sym.st_value, arg)))
+				return r;
+		}
+	}
+	return 0;
+}
+
+struct find_sym {
+	const char *name;
+	uint64_t value;
+	bool found;
+};
+
+static int match_sym(const char *name, uint64_t value, void *arg)
+{
+	struct find_sym *fs = arg;
+
+	if (strcmp(name, fs->name))
+		return 0;
+	fs->value = value;
+	fs->found = true;
+	return 1;
+}
+
+int ms_modfile_symbol_in(const struct ms_modfile *f, const char *secname,
+			 const char *symname, uint64_t *value_ret)
+{
+	struct find_sym fs = { .name = symname };
+	int r = ms_modfile_foreach_symbol(f, secname, match_sym, &fs);
+
+	if (r < 0)
+		return r;
+	if (!fs.found)
+		return -ENOENT;
+	*value_ret = fs.value;
+	return 0;
+}

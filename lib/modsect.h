@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libmodsect: where a loaded Linux module's sections are, what file they
+ * came from, and how a debugger wants to hear about it.
+ *
+ * Data flows one way: a source (live sysfs or a capture file) gives a
+ * map (struct ms_map); a module file (struct ms_modfile) says what the
+ * sections are; a layout (struct ms_layout) joins the two after every
+ * check; emitters turn a layout into debugger commands.
+ *
+ * Every function that can fail returns 0 or a negative errno and fills
+ * a struct ms_err with a message for the one place that prints it.
+ */
+#ifndef MODSECT_H
+#define MODSECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MODSECT_VERSION "0.1.0"
+
+/* ---- errors (err.c) ---- */
+
+struct ms_err {
+	int code; /* positive errno */
+	char msg[1024];
+};
+
+/* Sets err and returns -code, so callers can write "return ms_err_set(...)". */
+int ms_err_set(struct ms_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Like ms_err_set, with ": strerror(code)" appended. */
+int ms_err_errno(struct ms_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Puts context in front of an existing message: "ctx: old message". */
+int ms_err_prefix(struct ms_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- context (ctx.c) ---- */
+
+/*
+ * What would otherwise be global: the root directory that /sys and /proc
+ * are read under, where module files and caches live.
+ */
+struct ms_ctx;
+
+int ms_ctx_new(struct ms_ctx **ret, struct ms_err *err);
+void ms_ctx_free(struct ms_ctx *ctx);
+int ms_ctx_set_root(struct ms_ctx *ctx, const char *root, struct ms_err *err);
+int ms_ctx_set_moddir(struct ms_ctx *ctx, const char *dir, struct ms_err *err);
+int ms_ctx_add_search(struct ms_ctx *ctx, const char *dir, struct ms_err *err);
+int ms_ctx_set_cache_dir(struct ms_ctx *ctx, const char *dir, struct ms_err *err);
+const char *ms_ctx_root(const struct ms_ctx *ctx);
+const char *ms_ctx_moddir(const struct ms_ctx *ctx);
+size_t ms_ctx_search_count(const struct ms_ctx *ctx);
+const char *ms_ctx_search(const struct ms_ctx *ctx, size_t i);
+const char *ms_ctx_cache_dir(const struct ms_ctx *ctx);
+
+/* ---- the section map (map.c, sysfs.c, capture.c) ---- */
+
+struct ms_section {
+	char *name; /* as the kernel listed it; untrusted */
+	uint64_t addr;
+};
+
+/* A module's symbol as /proc/kallsyms lists it. */
+struct ms_ksym {
+	char *name;
+	uint64_t addr;
+	char type;
+};
+
+struct ms_module {
+	char *name; /* as in /sys/module: underscores */
+	char *initstate; /* "live", "coming", "going" or NULL if unknown */
+	char *srcversion; /* NULL if unknown */
+	char *build_id; /* lower-case hex, NULL if unknown */
+	struct ms_section *sections;
+	size_t nsections;
+	struct ms_ksym *ksyms; /* from kallsyms, may be empty */
+	size_t nksyms;
+};
+
+struct ms_map {
+	char *origin; /* "live" or the capture's path, for messages */
+	char *release; /* kernel release, NULL if the source did not say */
+	char *machine; /* uname -m of the target, NULL if unknown */
+	struct ms_module *modules;
+	size_t nmodules;
+};
+
+void ms_map_free(struct ms_map *map);
+const struct ms_module *ms_map_find(const struct ms_map *map, const char *name);
+const struct ms_section *ms_module_section(const struct ms_module *mod,
+					   const char *name);
+/* Module names compare with '-' and '_' as the same character. */
+bool ms_modname_eq(const char *a, const char *b);
+/* Sorts modules by name and sections by address; finds duplicates. */
+int ms_map_finish(struct ms_map *map, struct ms_err *err);
+
+/* Reads the live map under ctx's root; only_module NULL means all. */
+int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
+		     struct ms_map **ret, struct ms_err *err);
+/* Reads a capture in any format ms_capture_write or the README's sh loops write. */
+int ms_map_read_capture(const char *path, struct ms_map **ret,
+			struct ms_err *err);
+int ms_map_parse_capture(const char *text, size_t len, const char *origin,
+			 struct ms_map **ret, struct ms_err *err);
+/* Writes the map in capture format version 1. */
+int ms_capture_write(FILE *out, const struct ms_map *map, struct ms_err *err);
+
+/* ---- module files (modfile.c, decompress.c, cache.c) ---- */
+
+struct ms_modfile;
+
+struct ms_filesec {
+	const char *name;
+	uint64_t flags; /* sh_flags */
+	uint64_t size;
+	uint64_t align;
+	uint32_t type; /* sh_type */
+};
+
+/*
+ * A finder knows where module files are: modules.dep of the module
+ * directory (through libkmod), then the --search trees, indexed once.
+ */
+struct ms_finder;
+
+int ms_finder_new(const struct ms_ctx *ctx, const char *release,
+		  struct ms_finder **ret, struct ms_err *err);
+void ms_finder_free(struct ms_finder *fi);
+/* The module directory in use, or NULL if none is known. */
+const char *ms_finder_moddir(const struct ms_finder *fi);
+/*
+ * Opens the file of a module: of all candidates in order, the first whose
+ * build-id is want_build_id, or the first one when want_build_id is NULL
+ * or nothing matches (the layout then refuses it). -ENOENT if none.
+ */
+int ms_finder_open(struct ms_finder *fi, const char *modname,
+		   const char *want_build_id, struct ms_modfile **ret,
+		   struct ms_err *err);
+int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
+		    struct ms_modfile **ret, struct ms_err *err);
+void ms_modfile_free(struct ms_modfile *f);
+const char *ms_modfile_path(const struct ms_modfile *f);
+/* The file a debugger should read: the decompressed cache copy if any. */
+const char *ms_modfile_debugger_path(const struct ms_modfile *f);
+const char *ms_modfile_compression(const struct ms_modfile *f); /* or NULL */
+const char *ms_modfile_build_id(const struct ms_modfile *f); /* or NULL */
+const char *ms_modfile_srcversion(const struct ms_modfile *f); /* or NULL */
+const char *ms_modfile_modname(const struct ms_modfile *f); /* or NULL */
+int ms_modfile_elfclass(const struct ms_modfile *f); /* ELFCLASS32/64 */
+size_t ms_modfile_section_count(const struct ms_modfile *f);
+const struct ms_filesec *ms_modfile_section(const struct ms_modfile *f,
+					    size_t i);
+const struct ms_filesec *ms_modfile_section_by_name(const struct ms_modfile *f,
+						    const char *name);
+/* Offset of a symbol defined in the named section; -ENOENT if none. */
+int ms_modfile_symbol_in(const struct ms_modfile *f, const char *secname,
+			 const char *symname, uint64_t *value_ret);
+/* Calls fn for each named symbol defined in the section. */
+int ms_modfile_foreach_symbol(const struct ms_modfile *f, const char *secname,
+			      int (*fn)(const char *name, uint64_t value,
+					void *arg),
+			      void *arg);
+
+/* Decompresses gzip, xz or zstd by magic; *kind_ret NULL if not compressed. */
+int ms_decompress(const void *buf, size_t len, void **out_ret,
+		  size_t *outlen_ret, const char **kind_ret,
+		  struct ms_err *err);
+/* Stores buf in the cache under its SHA-256, atomically; returns the path. */
+int ms_cache_store(const struct ms_ctx *ctx, const void *buf, size_t len,
+		   const char *suffix, char **path_ret, struct ms_err *err);
+
+/* ---- layout: map + file, checked (layout.c) ---- */
+
+enum ms_place {
+	MS_PLACE_LOADED, /* address from the map */
+	MS_PLACE_PERCPU, /* per-cpu base derived from kallsyms */
+	MS_PLACE_PARKED, /* not loaded: parked at an address nothing uses */
+	MS_PLACE_INIT_FREED, /* .init.* of a live module, left out */
+	MS_PLACE_NOT_ALLOC, /* listed by the kernel, not allocatable in file */
+};
+
+struct ms_lsec {
+	const char *name;
+	uint64_t addr; /* what the debugger is told */
+	uint64_t map_addr; /* what the map said, if in_map */
+	uint64_t size;
+	uint64_t flags;
+	enum ms_place place;
+	bool init;
+	bool in_map;
+};
+
+enum ms_verify {
+	MS_VERIFIED_BUILD_ID,
+	MS_VERIFIED_SRCVERSION,
+	MS_UNVERIFIED,
+	MS_FORCED, /* mismatch overridden with --force */
+};
+
+#define MS_LAYOUT_INIT 0x1 /* keep .init.* even if the module is live */
+#define MS_LAYOUT_FORCE 0x2 /* accept a build-id mismatch */
+
+struct ms_layout {
+	const struct ms_module *mod;
+	const struct ms_modfile *file;
+	struct ms_lsec *secs; /* map sections first, then parked ones */
+	size_t nsecs;
+	enum ms_verify verify;
+	bool init_included; /* .init.* given to the debugger */
+	bool init_freed; /* .init.* left out because the module is live */
+	char *note; /* why unverified / what was forced, or NULL */
+};
+
+int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
+		    unsigned int flags, struct ms_layout **ret,
+		    struct ms_err *err);
+void ms_layout_free(struct ms_layout *l);
+const char *ms_verify_str(enum ms_verify v);
+/* Rejects names a debugger command could be confused by. */
+int ms_check_name(const char *what, const char *name, struct ms_err *err);
+bool ms_section_is_init(const char *name);
+/* Checks a map's addresses are not hidden (all zero). */
+int ms_map_check_visible(const struct ms_map *map, struct ms_err *err);
+
+/* ---- emitters (emit_gdb.c, emit_lldb.c) ---- */
+
+int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err);
+int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err);
+/* Quotes a path for gdb's argv parser / lldb's command parser. */
+int ms_quote_gdb(const char *s, char **ret, struct ms_err *err);
+int ms_quote_lldb(const char *s, char **ret, struct ms_err *err);
+
+/* ---- output (output.c) ---- */
+
+/*
+ * Output is built in memory and written at the end in one piece, so a
+ * failure leaves no half-written file or half a script on stdout.
+ */
+struct ms_buf {
+	char *data;
+	size_t len;
+	FILE *f;
+};
+
+int ms_buf_open(struct ms_buf *b, struct ms_err *err);
+int ms_buf_close(struct ms_buf *b, struct ms_err *err);
+void ms_buf_free(struct ms_buf *b);
+/* Writes data to path atomically (temp file + rename), or to stdout for "-" or NULL. */
+int ms_write_out(const char *path, const void *data, size_t len,
+		 struct ms_err *err);
+/* Reads a whole file. */
+int ms_read_file(const char *path, size_t max, char **buf_ret, size_t *len_ret,
+		 struct ms_err *err);
+
+#endif

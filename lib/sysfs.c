@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The live section map, from /sys/module/<m>/sections/ (since 2.6.8),
+ * /sys/module/<m>/notes/ and /proc/kallsyms, all under the context's root.
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "modsect.h"
+
+/* A module that keeps changing while we read it is given up after this. */
+#define MAX_TRIES 20
+
+/*
+ * Section files must be read with one read() at offset 0: the kernel's
+ * module_sect_read() returns -EINVAL for any other offset (6.1,
+ * kernel/module/sysfs.c), so stdio's buffered reads would lose data.
+ */
+static int read_small(int dirfd, const char *name, char *buf, size_t size)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, size - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static char *strip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+	return s;
+}
+
+static int parse_addr(const char *s, uint64_t *ret)
+{
+	char *end;
+
+	errno = 0;
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return -EINVAL;
+	*ret = strtoull(s, &end, 16);
+	if (errno || end == s + 2 || (*end && *end != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+static void free_sections(struct ms_section *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].name);
+	free(s);
+}
+
+/* One pass over sections/; returns -ENOENT if the module went away. */
+static int read_sections_once(int secfd, const char *mod, struct ms_section **ret,
+			      size_t *n_ret, struct ms_err *err)
+{
+	struct ms_section *secs = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int r = 0, dfd;
+	DIR *d;
+
+	dfd = openat(secfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		char buf[64];
+		uint64_t addr;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		r = read_small(secfd, de->d_name, buf, sizeof(buf));
+		if (r == -EACCES || r == -EPERM) {
+			ms_err_errno(err, -r,
+				     "cannot read /sys/module/%s/sections/%s (reading section addresses needs root)",
+				     mod, de->d_name);
+			break;
+		}
+		if (r < 0)
+			break;
+		if (parse_addr(buf, &addr) < 0) {
+			r = ms_err_set(err, EINVAL,
+				       "/sys/module/%s/sections/%s: not an address: \"%.40s\"",
+				       mod, de->d_name, strip(buf));
+			break;
+		}
+		if (n == cap) {
+			struct ms_section *ns;
+
+			cap = cap ? 2 * cap : 32;
+			ns = realloc(secs, cap * sizeof(*ns));
+			if (!ns) {
+				r = -ENOMEM;
+				break;
+			}
+			secs = ns;
+		}
+		secs[n].addr = addr;
+		if (!(secs[n].name = strdup(de->d_name))) {
+			r = -ENOMEM;
+			break;
+		}
+		n++;
+		r = 0;
+	}
+	closedir(d);
+	if (r < 0) {
+		free_sections(secs, n);
+		return r;
+	}
+	*ret = secs;
+	*n_ret = n;
+	return 0;
+}
+
+static int cmp_sec(const void *a, const void *b)
+{
+	return strcmp(((const struct ms_section *)a)->name,
+		      ((const struct ms_section *)b)->name);
+}
+
+static bool same_sections(struct ms_section *a, size_t na, struct ms_section *b,
+			  size_t nb)
+{
+	if (na != nb)
+		return false;
+	qsort(a, na, sizeof(*a), cmp_sec);
+	qsort(b, nb, sizeof(*b), cmp_sec);
+	for (size_t i = 0; i < na; i++)
+		if (a[i].addr != b[i].addr || strcmp(a[i].name, b[i].name))
+			return false;
+	return true;
+}
+
+static char *read_text(int modfd, const char *name)
+{
+	char buf[256];
+
+	if (read_small(modfd, name, buf, sizeof(buf)) < 0)
+		return NULL;
+	return strdup(strip(buf));
+}
+
+/*
+ * notes/.note.gnu.build-id holds the raw ELF note (Elf64_Nhdr and Elf32_Nhdr
+ * are the same). libelf's gelf_getnote() needs an Elf_Scn, which a sysfs
+ * file is not, so we walk the one header here.
+ */
+static char *read_build_id(int modfd)
+{
+	unsigned char buf[512];
+	size_t off = 0;
+	int n = read_small(modfd, "notes/.note.gnu.build-id", (char *)buf,
+			   sizeof(buf));
+
+	while (n > 0 && off + sizeof(Elf64_Nhdr) <= (size_t)n) {
+		Elf64_Nhdr h;
+		size_t name_off, desc_off, next;
+
+		memcpy(&h, buf + off, sizeof(h));
+		name_off = off + sizeof(h);
+		desc_off = name_off + ((h.n_namesz + 3u) & ~3u);
+		next = desc_off + ((h.n_descsz + 3u) & ~3u);
+		if (h.n_namesz > 64 || h.n_descsz > 256 || desc_off + h.n_descsz > (size_t)n)
+			break;
+		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 &&
+		    memcmp(buf + name_off, "GNU", 4) == 0 && h.n_descsz > 0) {
+			char *hex = malloc(2 * h.n_descsz + 1);
+
+			if (!hex)
+				return NULL;
+			for (size_t i = 0; i < h.n_descsz; i++)
+				sprintf(hex + 2 * i, "%02x", buf[desc_off + i]);
+			return hex;
+		}
+		off = next;
+	}
+	return NULL;
+}
+
+/* Reads one module until two passes agree; -ENOENT if it is gone. */
+static int read_module(int sysmod, const char *name, struct ms_module *m,
+		       struct ms_err *err)
+{
+	int modfd, secfd, r = -EAGAIN;
+
+	memset(m, 0, sizeof(*m));
+	modfd = openat(sysmod, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (modfd < 0)
+		return -errno;
+	secfd = openat(modfd, "sections", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (secfd < 0) {
+		r = -errno;
+		close(modfd);
+		return r;
+	}
+	for (int tries = 0; tries < MAX_TRIES && r == -EAGAIN; tries++) {
+		struct ms_section *a = NULL, *b = NULL;
+		size_t na = 0, nb = 0;
+		char *st1 = read_text(modfd, "initstate");
+		char *bid = read_build_id(modfd);
+		char *src = read_text(modfd, "srcversion");
+		char *st2;
+
+		r = read_sections_once(secfd, name, &a, &na, err);
+		if (!r)
+			r = read_sections_once(secfd, name, &b, &nb, err);
+		st2 = read_text(modfd, "initstate");
+		if (!r && (!st1 || !st2 || strcmp(st1, st2) ||
+			   !same_sections(a, na, b, nb)))
+			r = -EAGAIN;
+		free_sections(b, nb);
+		free(st2);
+		if (r) {
+			free_sections(a, na);
+			free(st1);
+			free(bid);
+			free(src);
+			continue;
+		}
+		m->initstate = st1;
+		m->build_id = bid;
+		m->srcversion = src;
+		m->sections = a;
+		m->nsections = na;
+	}
+	close(secfd);
+	close(modfd);
+	if (r == -EAGAIN)
+		return ms_err_set(err, EAGAIN,
+				  "module %s kept changing while it was read (loaded and unloaded %d times); try again",
+				  name, MAX_TRIES);
+	if (r)
+		return r;
+	if (!(m->name = strdup(name)))
+		return -ENOMEM;
+	return 0;
+}
+
+static void read_release(const char *root, struct ms_map *map)
+{
+	char path[4096], buf[256];
+	int dfd;
+
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel", root);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		if (read_small(dfd, "osrelease", buf, sizeof(buf)) > 0)
+			map->release = strdup(strip(buf));
+		if (read_small(dfd, "arch", buf, sizeof(buf)) > 0)
+			map->machine = strdup(strip(buf));
+		close(dfd);
+	}
+	if (!*root && (!map->release || !map->machine)) {
+		struct utsname u;
+
+		if (uname(&u) == 0) {
+			if (!map->release)
+				map->release = strdup(u.release);
+			if (!map->machine)
+				map->machine = strdup(u.machine);
+		}
+	}
+}
+
+static int add_ksym(struct ms_module *m, const char *name, uint64_t addr,
+		    char type)
+{
+	struct ms_ksym *n;
+
+	if ((m->nksyms & (m->nksyms - 1)) == 0) {
+		n = realloc(m->ksyms, (m->nksyms ? 2 * m->nksyms : 16) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		m->ksyms = n;
+	}
+	m->ksyms[m->nksyms].name = strdup(name);
+	if (!m->ksyms[m->nksyms].name)
+		return -ENOMEM;
+	m->ksyms[m->nksyms].addr = addr;
+	m->ksyms[m->nksyms].type = type;
+	m->nksyms++;
+	return 0;
+}
+
+/*
+ * Module symbols from kallsyms give the per-cpu base, which sysfs does not
+ * list (the loader clears SHF_ALLOC on .data..percpu before it creates the
+ * section attributes). Unreadable or hidden kallsyms is not an error.
+ */
+static void read_kallsyms(const char *root, struct ms_map *map)
+{
+	char path[4096], line[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/kallsyms", root);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char name[512], mod[256], type;
+		uint64_t addr;
+		struct ms_module *m;
+
+		if (sscanf(line, "%" SCNx64 " %c %511s [%255[^]]]", &addr, &type,
+			   name, mod) != 4)
+			continue;
+		if (addr == 0)
+			break; /* hidden: all are zero */
+		m = (struct ms_module *)ms_map_find(map, mod);
+		if (m && add_ksym(m, name, addr, type) < 0)
+			break;
+	}
+	fclose(f);
+}
+
+static int add_module(struct ms_map *map, int sysmod, const char *name,
+		      size_t *cap, struct ms_err *err)
+{
+	int r;
+
+	if (map->nmodules == *cap) {
+		struct ms_module *n;
+
+		*cap = *cap ? 2 * *cap : 64;
+		n = realloc(map->modules, *cap * sizeof(*n));
+		if (!n)
+			return ms_err_errno(err, ENOMEM, "reading modules");
+		map->modules = n;
+	}
+	r = read_module(sysmod, name, &map->modules[map->nmodules], err);
+	if (r == 0)
+		map->nmodules++;
+	return r;
+}
+
+static void normalize(char *s)
+{
+	for (; *s; s++)
+		if (*s == '-')
+			*s = '_';
+}
+
+int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
+		     struct ms_map **ret, struct ms_err *err)
+{
+	const char *root = ms_ctx_root(ctx);
+	struct ms_map *map = calloc(1, sizeof(*map));
+	char path[4096];
+	size_t cap = 0;
+	int sysmod, r = 0;
+
+	if (!map || !(map->origin = strdup(*root ? root : "live system"))) {
+		free(map);
+		return ms_err_errno(err, ENOMEM, "reading modules");
+	}
+	snprintf(path, sizeof(path), "%s/sys/module", root);
+	sysmod = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sysmod < 0) {
+		r = ms_err_errno(err, errno, "cannot open %s", path);
+		goto out;
+	}
+	read_release(root, map);
+	if (only_module) {
+		char *name = strdup(only_module);
+
+		if (!name) {
+			r = -ENOMEM;
+			goto out;
+		}
+		/* /sys/module names use KBUILD_MODNAME, with underscores. */
+		normalize(name);
+		r = add_module(map, sysmod, name, &cap, err);
+		if (r == -ENOENT || r == -ENOTDIR)
+			r = ms_err_set(err, ENOENT,
+				       "module %s is not loaded (no %s/%s/sections)",
+				       only_module, path, name);
+		else if (r && !err->msg[0])
+			r = ms_err_errno(err, -r, "reading module %s", name);
+		free(name);
+	} else {
+		DIR *d = fdopendir(dup(sysmod));
+		struct dirent *de;
+
+		if (!d) {
+			r = ms_err_errno(err, errno, "cannot read %s", path);
+			goto out;
+		}
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			err->msg[0] = '\0';
+			r = add_module(map, sysmod, de->d_name, &cap, err);
+			/*
+			 * Built-in modules have no sections/; a module that
+			 * was unloaded while we read is no longer loaded and is
+			 * left out whole, never half-listed.
+			 */
+			if (r == -ENOENT || r == -ENOTDIR)
+				r = 0;
+			if (r) {
+				if (!err->msg[0])
+					ms_err_errno(err, -r, "reading module %s",
+						     de->d_name);
+				break;
+			}
+		}
+		closedir(d);
+	}
+	if (!r)
+		r = ms_map_finish(map, err);
+	if (!r)
+		read_kallsyms(root, map);
+out:
+	if (sysmod >= 0)
+		close(sysmod);
+	if (r) {
+		ms_map_free(map);
+		return r;
+	}
+	*ret = map;
+	return 0;
+}

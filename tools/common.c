@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Steps shared by the subcommands: context, map, module file, output. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modsect.h"
+
+int report(const struct ms_err *err, int r)
+{
+	fprintf(stderr, "modsect: %s\n",
+		err->msg[0] ? err->msg : strerror(-r));
+	return -r == ENOENT ? EXIT_NOTFOUND : EXIT_REFUSED;
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("modsect: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int setup_ctx(const struct opts *o, struct ms_ctx **ret, struct ms_err *err)
+{
+	struct ms_ctx *ctx;
+	int r = ms_ctx_new(&ctx, err);
+
+	if (r)
+		return r;
+	if (o->root)
+		r = ms_ctx_set_root(ctx, o->root, err);
+	if (!r && o->moddir)
+		r = ms_ctx_set_moddir(ctx, o->moddir, err);
+	if (!r && o->cache)
+		r = ms_ctx_set_cache_dir(ctx, o->cache, err);
+	for (size_t i = 0; !r && i < o->nsearch; i++)
+		r = ms_ctx_add_search(ctx, o->search[i], err);
+	if (r) {
+		ms_ctx_free(ctx);
+		return r;
+	}
+	*ret = ctx;
+	return 0;
+}
+
+int load_map(const struct ms_ctx *ctx, const struct opts *o,
+	     const char *only_module, struct ms_map **ret, struct ms_err *err)
+{
+	struct ms_map *map;
+	int r;
+
+	if (o->capture)
+		r = ms_map_read_capture(o->capture, &map, err);
+	else
+		r = ms_map_read_live(ctx, only_module, &map, err);
+	if (r)
+		return r;
+	r = ms_map_check_visible(map, err);
+	if (!r && only_module && !ms_map_find(map, only_module))
+		r = ms_err_set(err, ENOENT, "module %s is not in %s", only_module,
+			       map->origin);
+	if (r) {
+		ms_map_free(map);
+		return r;
+	}
+	*ret = map;
+	return 0;
+}
+
+int write_buf(const struct opts *o, struct ms_buf *b, struct ms_err *err)
+{
+	int r = ms_buf_close(b, err);
+
+	return r ? r : ms_write_out(o->output, b->data, b->len, err);
+}
+

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* modsect: the command table and option parsing. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modsect.h"
+
+const struct cmd commands[] = {
+#ifndef MODSECT_STATIC
+	{ "gdb", do_gdb, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT,
+	  "MODULE [FILE] | --all", "print gdb add-symbol-file commands", 0, 2 },
+	{ "lldb", do_lldb, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT,
+	  "MODULE [FILE] | --all", "print lldb target modules commands", 0, 2 },
+	{ "sections", do_sections,
+	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON | OPT_INIT,
+	  "MODULE [FILE]", "show a module's sections, addresses and state", 1, 2 },
+	{ "list", do_list, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON, "",
+	  "list loaded modules, their files and verification", 0, 0 },
+#endif
+	{ "capture", do_capture, OPT_ROOT | OPT_OUTPUT, "",
+	  "write the live section map for use on another machine", 0, 0 },
+	{ 0 }
+};
+
+static const struct {
+	struct option lo;
+	unsigned int flag;
+	const char *arg, *help;
+} options[] = {
+	{ { "root", required_argument, 0, 'R' }, OPT_ROOT, "DIR",
+	  "read /sys and /proc under DIR" },
+	{ { "capture", required_argument, 0, 'c' }, OPT_CAPTURE, "FILE",
+	  "read the map from a capture instead of the live system" },
+	{ { "moddir", required_argument, 0, 'm' }, OPT_MODDIR, "DIR",
+	  "module directory (default /lib/modules/RELEASE)" },
+	{ { "search", required_argument, 0, 's' }, OPT_SEARCH, "DIR",
+	  "also look for module files in DIR (repeatable)" },
+	{ { "cache-dir", required_argument, 0, 'C' }, OPT_CACHE, "DIR",
+	  "where decompressed modules go (default $XDG_CACHE_HOME/modsect)" },
+	{ { "output", required_argument, 0, 'o' }, OPT_OUTPUT, "FILE",
+	  "write to FILE atomically instead of stdout" },
+	{ { "json", no_argument, 0, 'j' }, OPT_JSON, NULL, "print JSON" },
+	{ { "all", no_argument, 0, 'a' }, OPT_ALL, NULL, "every loaded module" },
+	{ { "force", no_argument, 0, 'f' }, OPT_FORCE, NULL,
+	  "use a file whose build-id or srcversion differs" },
+	{ { "init", no_argument, 0, 'i' }, OPT_INIT, NULL,
+	  "keep .init sections of live modules (stale, maybe reused)" },
+	{ { "help", no_argument, 0, 'h' }, 0, NULL, "show this help" },
+};
+#define NOPTIONS (sizeof(options) / sizeof(options[0]))
+
+static void cmd_usage(FILE *out, const struct cmd *c)
+{
+	fprintf(out, "Usage: modsect %s [OPTIONS] %s\n%s.\n\nOptions:\n",
+		c->name, c->args, c->summary);
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		char left[64];
+
+		if (options[i].flag && !(c->opts & options[i].flag))
+			continue;
+		snprintf(left, sizeof(left), "%s%c%s--%s%s%s",
+			 strchr("oj", options[i].lo.val) ? "-" : "",
+			 strchr("oj", options[i].lo.val) ? options[i].lo.val : ' ',
+			 strchr("oj", options[i].lo.val) ? ", " : "  ",
+			 options[i].lo.name, options[i].arg ? " " : "",
+			 options[i].arg ? options[i].arg : "");
+		fprintf(out, "  %-26s %s\n", left + (left[0] == ' '), options[i].help);
+	}
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: modsect [--version] [--help] COMMAND [OPTIONS] [ARGS]\n"
+		     "Where a loaded Linux module's sections are, for debuggers.\n\nCommands:\n");
+	for (const struct cmd *c = commands; c->name; c++)
+		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+	fprintf(out, "\nRun 'modsect COMMAND --help' for a command's options; see modsect(1).\n"
+		     "Exit status: 0 success, 1 not found, 2 usage error, 3 refused or failed.\n");
+}
+
+static int usage_error(const struct cmd *c, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "modsect: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'modsect %s%s--help'.\n", c ? c->name : "",
+		c ? " " : "");
+	return EXIT_USAGE;
+}
+
+static int add_search(struct opts *o, const char *dir)
+{
+	const char **n = realloc(o->search, (o->nsearch + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	o->search = n;
+	o->search[o->nsearch++] = dir;
+	return 0;
+}
+
+static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
+{
+	struct option lo[NOPTIONS + 1] = { 0 };
+
+	for (size_t i = 0; i < NOPTIONS; i++)
+		lo[i] = options[i].lo;
+	optind = 1;
+	opterr = 0;
+	for (;;) {
+		int idx = -1, ch = getopt_long(argc, argv, "+:o:jh", lo, &idx);
+		unsigned int flag = 0;
+
+		if (ch == -1)
+			break;
+		if (ch == '?')
+			return usage_error(c, "unknown option '%s'", argv[optind - 1]);
+		if (ch == ':')
+			return usage_error(c, "option '%s' needs an argument",
+					   argv[optind - 1]);
+		for (size_t i = 0; i < NOPTIONS; i++)
+			if (options[i].lo.val == ch)
+				flag = options[i].flag;
+		if (flag && !(c->opts & flag))
+			return usage_error(c, "option '%s' does not apply here",
+					   argv[optind - 1]);
+		switch (ch) {
+		case 'h':
+			cmd_usage(stdout, c);
+			return -1;
+		case 'R': o->root = optarg; break;
+		case 'c': o->capture = optarg; break;
+		case 'm': o->moddir = optarg; break;
+		case 's':
+			if (add_search(o, optarg))
+				return usage_error(c, "%s", "out of memory");
+			break;
+		case 'C': o->cache = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'j': o->json = true; break;
+		case 'a': o->all = true; break;
+		case 'f': o->force = true; break;
+		case 'i': o->init = true; break;
+		}
+	}
+	o->args = argv + optind;
+	o->nargs = argc - optind;
+	if (o->root && o->capture)
+		return usage_error(c, "%s", "--root and --capture exclude each other");
+	if (o->all && o->nargs > 0)
+		return usage_error(c, "--all takes no module (got '%s')", o->args[0]);
+	if ((c->opts & OPT_ALL) && !o->all && o->nargs == 0)
+		return usage_error(c, "%s", "give a MODULE, or --all");
+	if (o->nargs < c->min_args)
+		return usage_error(c, "%s", "missing MODULE");
+	if (o->nargs > c->max_args)
+		return usage_error(c, "unexpected argument '%s'",
+				   o->args[c->max_args]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+	struct opts o = { 0 };
+	int r;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("modsect %s\n", MODSECT_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[1]))
+			break;
+	if (!c->name)
+		return usage_error(NULL,
+				   argv[1][0] == '-' ? "unknown option '%s'" :
+						       "unknown command '%s'",
+				   argv[1]);
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--version")) {
+			printf("modsect %s\n", MODSECT_VERSION);
+			return EXIT_OK;
+		}
+	r = parse(c, argc - 1, argv + 1, &o);
+	if (r == 0)
+		r = c->fn(&o);
+	else if (r < 0)
+		r = EXIT_OK;
+	free(o.search);
+	return r;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The command line: one table of subcommands, shared option handling. */
+#ifndef TOOLS_MODSECT_H
+#define TOOLS_MODSECT_H
+
+#include "../lib/modsect.h"
+
+/* Exit statuses, documented in modsect(1). */
+enum {
+	EXIT_OK = 0,
+	EXIT_NOTFOUND = 1, /* module not loaded, file not found */
+	EXIT_USAGE = 2,
+	EXIT_REFUSED = 3, /* bad input, mismatch, hidden addresses, I/O */
+};
+
+/* Options a subcommand accepts (struct cmd.opts). */
+enum {
+	OPT_ROOT = 1 << 0,
+	OPT_CAPTURE = 1 << 1,
+	OPT_MODDIR = 1 << 2,
+	OPT_SEARCH = 1 << 3,
+	OPT_OUTPUT = 1 << 4,
+	OPT_JSON = 1 << 5,
+	OPT_ALL = 1 << 6,
+	OPT_FORCE = 1 << 7,
+	OPT_INIT = 1 << 8,
+	OPT_CACHE = 1 << 9,
+	OPT_SOURCE = OPT_ROOT | OPT_CAPTURE,
+	OPT_FILES = OPT_MODDIR | OPT_SEARCH | OPT_CACHE | OPT_FORCE,
+};
+
+struct opts {
+	const char *root, *capture, *moddir, *output, *cache;
+	const char **search;
+	size_t nsearch;
+	bool json, all, force, init;
+	char **args; /* positional arguments */
+	int nargs;
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(struct opts *o);
+	unsigned int opts;
+	const char *args; /* positional synopsis */
+	const char *summary;
+	int min_args, max_args;
+};
+
+extern const struct cmd commands[];
+
+/* Prints "modsect: message" for a library error; returns the exit status. */
+int report(const struct ms_err *err, int r);
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Shared steps of the commands (common.c). */
+int setup_ctx(const struct opts *o, struct ms_ctx **ret, struct ms_err *err);
+int load_map(const struct ms_ctx *ctx, const struct opts *o,
+	     const char *only_module, struct ms_map **ret, struct ms_err *err);
+unsigned int layout_flags(const struct opts *o);
+/* Finds and opens the file for mod, or the explicit path if not NULL. */
+int open_modfile(const struct ms_ctx *ctx, struct ms_finder *fi,
+		 const struct ms_module *mod, const char *path,
+		 struct ms_modfile **ret, struct ms_err *err);
+/* gdb and lldb: emit one module or --all, written at once. */
+int emit_modules(struct opts *o,
+		 int (*emit)(FILE *, const struct ms_layout *, struct ms_err *),
+		 const char *comment_intro);
+int write_buf(const struct opts *o, struct ms_buf *b, struct ms_err *err);
+
+int do_gdb(struct opts *o);
+int do_lldb(struct opts *o);
+int do_sections(struct opts *o);
+int do_list(struct opts *o);
+int do_capture(struct opts *o);
+
+#endif

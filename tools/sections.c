@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* modsect sections: one module's sections, from the map and the file. */
+#include <gelf.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <string.h>
+
+#include "modsect.h"
+
+static const char *place_str(enum ms_place p)
+{
+	static const char *const names[] = {
+		[MS_PLACE_LOADED] = "loaded",
+		[MS_PLACE_PERCPU] = "percpu",
+		[MS_PLACE_PARKED] = "not-loaded",
+		[MS_PLACE_INIT_FREED] = "freed",
+		[MS_PLACE_NOT_ALLOC] = "not-alloc",
+	};
+
+	return names[p];
+}
+
+static void flags_str(uint64_t f, char *buf)
+{
+	char *o = buf;
+
+	if (f & SHF_WRITE)
+		*o++ = 'W';
+	if (f & SHF_ALLOC)
+		*o++ = 'A';
+	if (f & SHF_EXECINSTR)
+		*o++ = 'X';
+	if (f & SHF_MERGE)
+		*o++ = 'M';
+	if (f & SHF_STRINGS)
+		*o++ = 'S';
+	*o = '\0';
+}
+
+/* Untrusted names are shown with non-printable bytes as \xHH. */
+static void put_name(FILE *out, const char *s, int width)
+{
+	int n = 0;
+
+	for (; *s; s++, n++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			n += fprintf(out, "\\x%02x", c) - 1;
+		else
+			fputc(c, out);
+	}
+	fprintf(out, "%*s", width > n ? width - n : 1, "");
+}
+
+static json_object *hex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
+	return json_object_new_string(buf);
+}
+
+static void print_json(FILE *out, const struct ms_layout *l)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	const struct ms_module *m = l->mod;
+	const char *bid = ms_modfile_build_id(l->file);
+
+	json_object_object_add(o, "module", json_object_new_string(m->name));
+	json_object_object_add(o, "initstate",
+			       m->initstate ? json_object_new_string(m->initstate) : NULL);
+	json_object_object_add(o, "file",
+			       json_object_new_string(ms_modfile_path(l->file)));
+	json_object_object_add(o, "debugger_file",
+			       json_object_new_string(ms_modfile_debugger_path(l->file)));
+	json_object_object_add(o, "build_id",
+			       m->build_id ? json_object_new_string(m->build_id) : NULL);
+	json_object_object_add(o, "file_build_id",
+			       bid ? json_object_new_string(bid) : NULL);
+	json_object_object_add(o, "verified",
+			       json_object_new_string(ms_verify_str(l->verify)));
+	for (size_t i = 0; i < l->nsecs; i++) {
+		const struct ms_lsec *s = &l->secs[i];
+		json_object *j = json_object_new_object();
+		char fl[8];
+
+		flags_str(s->flags, fl);
+		json_object_object_add(j, "name", json_object_new_string(s->name));
+		json_object_object_add(j, "address",
+				       s->in_map ? hex(s->map_addr) : NULL);
+		json_object_object_add(j, "debugger_address", hex(s->addr));
+		json_object_object_add(j, "size", json_object_new_uint64(s->size));
+		json_object_object_add(j, "flags", json_object_new_string(fl));
+		json_object_object_add(j, "init", json_object_new_boolean(s->init));
+		json_object_object_add(j, "state",
+				       json_object_new_string(place_str(s->place)));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(o, "sections", a);
+	fprintf(out, "%s\n",
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
+static void print_table(FILE *out, const struct ms_layout *l)
+{
+	fprintf(out, "module:   %s (%s)\n", l->mod->name,
+		l->mod->initstate ? l->mod->initstate : "initstate unknown");
+	fprintf(out, "file:     %s\n", ms_modfile_path(l->file));
+	fprintf(out, "verified: %s%s%s\n", ms_verify_str(l->verify),
+		l->note ? ": " : "", l->note ? l->note : "");
+	fprintf(out, "%-28s %-18s %10s %-5s %-4s %s\n", "SECTION", "ADDRESS",
+		"SIZE", "FLAGS", "INIT", "STATE");
+	for (size_t i = 0; i < l->nsecs; i++) {
+		const struct ms_lsec *s = &l->secs[i];
+		char fl[8];
+
+		flags_str(s->flags, fl);
+		put_name(out, s->name, 29);
+		if (s->in_map)
+			fprintf(out, "0x%016" PRIx64 " ", s->map_addr);
+		else
+			fprintf(out, "%-18s ", "-");
+		fprintf(out, "%10" PRIu64 " %-5s %-4s %s\n", s->size, fl,
+			s->init ? "yes" : "no", place_str(s->place));
+	}
+}
+
+int do_sections(struct opts *o)
+{
+	struct ms_err err = { 0 };
+	struct ms_ctx *ctx = NULL;
+	struct ms_finder *fi = NULL;
+	struct ms_map *map = NULL;
+	struct ms_modfile *f = NULL;
+	struct ms_layout *l = NULL;
+	struct ms_buf b = { 0 };
+	const struct ms_module *mod;
+	int r = setup_ctx(o, &ctx, &err);
+
+	if (!r)
+		r = load_map(ctx, o, o->args[0], &map, &err);
+	if (!r)
+		r = ms_finder_new(ctx, map->release, &fi, &err);
+	if (!r) {
+		mod = ms_map_find(map, o->args[0]);
+		r = open_modfile(ctx, fi, mod, o->nargs > 1 ? o->args[1] : NULL,
+				 &f, &err);
+	}
+	if (!r)
+		r = ms_layout_build(mod, f, layout_flags(o), &l, &err);
+	if (!r)
+		r = ms_buf_open(&b, &err);
+	if (!r) {
+		if (o->json)
+			print_json(b.f, l);
+		else
+			print_table(b.f, l);
+		r = write_buf(o, &b, &err);
+	}
+	ms_buf_free(&b);
+	ms_layout_free(l);
+	ms_modfile_free(f);
+	ms_finder_free(fi);
+	ms_map_free(map);
+	ms_ctx_free(ctx);
+	return r ? report(&err, r) : EXIT_OK;
+}
