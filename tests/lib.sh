@@ -1,0 +1,316 @@
+# shellcheck shell=bash
+# tests/lib.sh - helpers for the fast unit tests (tests/t-*.sh).
+#
+# A test script sources this file, builds what it needs with the fixture
+# helpers below, makes checks, and ends with `finish`.  Every check prints
+# one line, "ok - DESC" or "not ok - DESC" followed by indented details;
+# tests/run.sh counts those lines.
+#
+# Nothing is skipped: a missing tool (gdb, lldb, depmod, gcc...) is a failed
+# check, so a run on a machine without them cannot look green.
+
+set -u
+
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$TESTS_DIR/.." && pwd)
+MODSECT=${MODSECT:-$TOP/modsect}
+case $MODSECT in /*) ;; *) MODSECT=$(cd "$TOP" && realpath -- "$MODSECT") ;; esac
+TNAME=$(basename "$0" .sh)
+
+# Fixed addresses of the fake module's sections (the "map").
+REL=6.1.0-modsect-test
+A_TEXT=0xffffffffc0a14000
+A_RODATA=0xffffffffc0a15000
+A_NOTE=0xffffffffc0a15100
+A_DATA=0xffffffffc0a16000
+A_BSS=0xffffffffc0a16400
+A_INIT=0xffffffffc0a1c000
+A_SYMTAB=0xffffffffc0a20000
+A_STRTAB=0xffffffffc0a21000
+SRCVERSION=ABCDEF0123456789ABCDEF0
+
+_npass=0
+_nfail=0
+
+mkdir -p "$TESTS_DIR/out"
+T=$(mktemp -d "$TESTS_DIR/out/$TNAME.XXXXXX") || {
+	echo "not ok - $TNAME: mktemp failed"
+	exit 1
+}
+_cleanup() {
+	local p
+	for p in ${_bg_pids-}; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	[ -n "${KEEP-}" ] || rm -rf "$T"
+}
+trap _cleanup EXIT
+
+# ---- checks ----------------------------------------------------------------
+
+ok() {
+	_npass=$((_npass + 1))
+	printf 'ok - %s: %s\n' "$TNAME" "$1"
+}
+
+# not_ok DESC [DETAIL...]: details are printed indented.
+not_ok() {
+	local d=$1
+	shift
+	_nfail=$((_nfail + 1))
+	printf 'not ok - %s: %s\n' "$TNAME" "$d"
+	if [ $# -gt 0 ]; then
+		printf '%s\n' "$@" | sed 's/^/    /'
+	fi
+}
+
+# check DESC COMMAND...: passes if COMMAND succeeds.
+check() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d" "failed: $*"; fi
+}
+
+# Runs modsect; stdout in $T/out, stderr in $T/err, status in $RC.
+ms() {
+	"$MODSECT" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+}
+
+_last_run() {
+	printf 'exit status %s\n--- stdout:\n' "$RC"
+	head -c 3000 "$T/out"
+	printf -- '--- stderr:\n'
+	head -c 3000 "$T/err"
+}
+
+# Replaces the temp dir (and the build-id of the default fixture, if set)
+# with placeholders so expected outputs do not carry them.
+norm() {
+	sed -e "s|$T|@T@|g" ${BUILD_ID:+-e "s|$BUILD_ID|@BUILDID@|g"} "$@"
+}
+
+# check_same DESC EXPECTED_FILE ACTUAL_FILE: whole-file comparison.
+check_same() {
+	local d
+	if d=$(diff -u "$2" "$3" 2>&1); then
+		ok "$1"
+	else
+		not_ok "$1" "$d"
+	fi
+}
+
+# check_out DESC EXPECTED_TEXT: $T/out (normalized) must be EXPECTED_TEXT.
+check_out() {
+	printf '%s\n' "$2" >"$T/expected"
+	norm "$T/out" >"$T/actual"
+	check_same "$1" "$T/expected" "$T/actual"
+}
+
+# check_rc DESC WANT: $RC must be WANT.
+check_rc() {
+	if [ "$RC" = "$2" ]; then ok "$1"; else not_ok "$1" "want exit $2" "$(_last_run)"; fi
+}
+
+# check_refused DESC WANT_RC ERE: exit WANT_RC, nothing on stdout, stderr
+# matches ERE (grep -E).
+check_refused() {
+	if [ "$RC" = "$2" ] && [ ! -s "$T/out" ] && grep -Eq -- "$3" "$T/err"; then
+		ok "$1"
+	else
+		not_ok "$1" "want exit $2, empty stdout, stderr matching /$3/" "$(_last_run)"
+	fi
+}
+
+# check_grep DESC ERE FILE: FILE has a line matching ERE.
+check_grep() {
+	if grep -Eq -- "$2" "$3"; then
+		ok "$1"
+	else
+		not_ok "$1" "no line matches /$2/ in $3:" "$(head -c 3000 "$3")"
+	fi
+}
+
+# check_nogrep DESC ERE FILE: no line of FILE matches ERE.
+check_nogrep() {
+	if ! grep -Eq -- "$2" "$3"; then
+		ok "$1"
+	else
+		not_ok "$1" "a line matches /$2/ in $3:" "$(grep -E -- "$2" "$3" | head -5)"
+	fi
+}
+
+# check_eq DESC WANT GOT
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "want: $2" "got:  $3"; fi
+}
+
+# need TOOL...: one failed check per missing tool; returns 1 if any is
+# missing so the test can stop.  Never a skip.
+need() {
+	local t miss=0
+	for t in "$@"; do
+		if ! command -v "$t" >/dev/null 2>&1; then
+			not_ok "required tool '$t' is missing (install it; tests are never skipped)"
+			miss=1
+		fi
+	done
+	if [ ! -x "$MODSECT" ]; then
+		not_ok "modsect binary $MODSECT is missing (run make, or set MODSECT)"
+		miss=1
+	fi
+	return $miss
+}
+
+# finish: prints the test's summary and exits non-zero on any failure.
+finish() {
+	printf '# %s: %d passed, %d failed\n' "$TNAME" "$_npass" "$_nfail"
+	[ "$_nfail" -eq 0 ]
+	exit
+}
+
+# Stops a test that cannot go on, as a failure.
+bail() {
+	not_ok "cannot continue: $*"
+	finish
+}
+
+# ---- fixtures ---------------------------------------------------------------
+
+# mkmod DIR NAME [VARIANT] [SRCVERSION]: builds DIR/NAME.ko, a fake module
+# with .text, .data, .bss, .rodata, .init.text, .data..percpu, .modinfo
+# (srcversion=, name=) and __versions, and a GNU build-id note.  Each
+# section has a pad symbol first so the tested symbols sit at non-zero
+# offsets.  VARIANT changes the code, so the build-id differs.
+mkmod() {
+	local dir=$1 name=$2 variant=${3:-0} srcv=${4:-$SRCVERSION}
+	mkdir -p "$dir"
+	cat >"$dir/$name.c" <<EOF
+int testmod_data_pad = 1;
+int testmod_data = 42;
+int testmod_bss_pad;
+int testmod_bss;
+const int testmod_table_pad[4] = { 9, 9, 9, 9 };
+const int testmod_table[4] = { 1, 2, 3, $variant };
+__attribute__((section(".data..percpu"))) int testmod_pcpu_pad = 5;
+__attribute__((section(".data..percpu"))) int testmod_pcpu = 7;
+__attribute__((section("__versions"), used)) static const char testmod_versions[64] = "module_layout";
+static const char __UNIQUE_ID_srcversion[] __attribute__((section(".modinfo"), used)) = "srcversion=$srcv";
+static const char __UNIQUE_ID_name[] __attribute__((section(".modinfo"), used)) = "name=$name";
+int testmod_helper(int x) { return x + testmod_data_pad + testmod_bss_pad + testmod_table_pad[x & 3] + testmod_pcpu_pad; }
+int testmod_func(int x) { return x * testmod_data + testmod_table[x & 3] + testmod_bss++ + testmod_pcpu; }
+__attribute__((section(".init.text"))) int testmod_init(void) { return testmod_func(3) + testmod_helper(1); }
+EOF
+	gcc -g -O2 -fno-pic -mcmodel=kernel -fno-toplevel-reorder \
+		-c -o "$dir/$name.o" "$dir/$name.c" &&
+		ld -r --build-id=sha1 -o "$dir/$name.ko" "$dir/$name.o"
+}
+
+# build_id KO: the GNU build-id of KO, in hex.
+build_id() {
+	eu-readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'
+}
+
+# symval KO SYM: a symbol's value (offset in its section), as 0x hex.
+symval() {
+	nm "$1" | awk -v s="$2" '$3 == s { print "0x" $1; exit }'
+}
+
+# hexadd A B: A + B in 0x%x.
+hexadd() {
+	printf '0x%x\n' $(($1 + $2))
+}
+
+# mksysmod ROOT MOD KO [INITSTATE]: /sys/module/MOD of a loaded KO at the
+# fixed addresses above, with notes/.note.gnu.build-id taken from KO.
+mksysmod() {
+	local root=$1 mod=$2 ko=$3 st=${4:-live} m s
+	m=$root/sys/module/$mod
+	mkdir -p "$m/sections" "$m/notes"
+	echo "$st" >"$m/initstate"
+	echo "$SRCVERSION" >"$m/srcversion"
+	for s in ".text $A_TEXT" ".rodata $A_RODATA" ".note.gnu.build-id $A_NOTE" \
+		".data $A_DATA" ".bss $A_BSS" ".init.text $A_INIT" \
+		".symtab $A_SYMTAB" ".strtab $A_STRTAB"; do
+		printf '%s\n' "${s#* }" >"$m/sections/${s%% *}"
+	done
+	objcopy -O binary --only-section=.note.gnu.build-id "$ko" \
+		"$m/notes/.note.gnu.build-id"
+}
+
+# mkrelease ROOT: /proc/sys/kernel/{osrelease,arch}.
+mkrelease() {
+	mkdir -p "$1/proc/sys/kernel"
+	echo "$REL" >"$1/proc/sys/kernel/osrelease"
+	echo x86_64 >"$1/proc/sys/kernel/arch"
+}
+
+# install_mod BASE FILE RELPATH: copies FILE to
+# BASE/lib/modules/$REL/kernel/RELPATH and runs depmod.
+install_mod() {
+	local dst=$1/lib/modules/$REL/kernel/$3
+	mkdir -p "$(dirname "$dst")"
+	cp "$2" "$dst"
+	run_depmod "$1"
+}
+
+run_depmod() {
+	mkdir -p "$1/lib/modules/$REL"
+	depmod -b "$1" "$REL" 2>"$T/depmod.err" || {
+		cat "$T/depmod.err" >&2
+		return 1
+	}
+}
+
+# std_fixture: $T/mod/testmod.ko and a fake root $R with it loaded (live)
+# and installed as kernel/drivers/misc/testmod.ko.  Sets R, KO, BUILD_ID.
+std_fixture() {
+	KO=$T/mod/testmod.ko
+	R=$T/root
+	mkmod "$T/mod" testmod || return 1
+	mkrelease "$R"
+	mksysmod "$R" testmod "$KO" "${1:-live}" || return 1
+	install_mod "$R" "$KO" drivers/misc/testmod.ko || return 1
+	BUILD_ID=$(build_id "$KO")
+	[ -n "$BUILD_ID" ]
+}
+
+# A tiny static executable: lldb needs a target (on a real system vmlinux)
+# before `target modules add`.
+mkvmlinux() {
+	printf 'void _start(void) { for (;;) ; }\n' >"$T/vmlinux.c"
+	gcc -nostdlib -static -O2 -o "$T/vmlinux" "$T/vmlinux.c"
+}
+
+# ---- debuggers ------------------------------------------------------------------
+
+# gdb_eval SCRIPT CMD...: sources SCRIPT in an offline gdb and runs CMDs;
+# output (stdout+stderr) in $T/gdb.out.
+gdb_eval() {
+	local script=$1 a=()
+	shift
+	local c
+	for c in "$@"; do a+=(-ex "$c"); done
+	gdb -nx -batch -ex "source $script" "${a[@]}" >"$T/gdb.out" 2>&1
+}
+
+# gdb_addr EXPR: the address gdb printed for `p &EXPR` / `info address`
+# in $T/gdb.out, looked up by symbol name; lower-case 0x hex.
+gdb_addr_of() {
+	local sym=$1
+	grep -E "<$sym>|Symbol \"$sym\" is" "$T/gdb.out" | head -1 |
+		grep -oE '0x[0-9a-f]+' | tail -1
+}
+
+# lldb_eval SCRIPT CMD...: target create $T/vmlinux, command source SCRIPT,
+# then CMDs; stdout in $T/lldb.out (stderr noise, e.g. lldb 14's python
+# traceback, in $T/lldb.err).
+lldb_eval() {
+	local script=$1 a=()
+	shift
+	local c
+	for c in "$@"; do a+=(-o "$c"); done
+	lldb -b -o "target create $T/vmlinux" -o "command source $script" "${a[@]}" \
+		>"$T/lldb.out" 2>"$T/lldb.err" </dev/null
+}
