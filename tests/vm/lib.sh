@@ -342,6 +342,23 @@ vm_cmd() {
 	vm_wait_for "^==MODSECT-ACK $n " "${2:-60}"
 }
 
+# vm_pause: stop the guest's CPUs and leave them stopped.  gdb attaches to
+# the gdbstub and `disconnect`s (QEMU resumes only on continue/detach).
+# Needed before attaching lldb 14: when QEMU stops a *running* guest on a new
+# gdbstub connection it sends an unsolicited stop reply ("T02thread:01;")
+# that lldb takes as the answer to its handshake and gives up
+# ("failed to get reply to handshake packet").  gdb tolerates it.
+vm_pause() {
+	timeout 60 gdb -q -nx -batch -ex "target remote 127.0.0.1:$VM_GDB_PORT" \
+		-ex disconnect >/dev/null 2>&1 || vm_die "vm_pause: gdb could not attach"
+}
+
+# vm_resume: let a paused guest run again (gdb attaches and detaches).
+vm_resume() {
+	timeout 60 gdb -q -nx -batch -ex "target remote 127.0.0.1:$VM_GDB_PORT" \
+		-ex detach >/dev/null 2>&1 || vm_die "vm_resume: gdb could not attach"
+}
+
 # vm_stop: ask the guest to power off, then make sure QEMU is gone.
 vm_stop() {
 	local pid=$VM_QEMU_PID i

@@ -107,10 +107,55 @@ if vm_wait_for "^==MODSECT-ACK 1 poke $POKE rc=0==$" 60; then
 else
 	bad "guest did not acknowledge the poke"
 fi
-if vm_cmd "dmesg" 30 && vm_section "dmesg-2" | grep -q "modsect_test: poke $POKE (was 24263)"; then
+if vm_cmd "dmesg" 30 && vm_section "dmesg-$VM_LAST_ACK" | grep -q "modsect_test: poke $POKE (was 24263)"; then
 	ok "guest dmesg shows the poke"
 else
 	bad "guest dmesg lacks 'modsect_test: poke $POKE'"
+fi
+
+# --- the same with lldb (MODSECT_VM_LLDB=0 skips) ---
+if [ "${MODSECT_VM_LLDB:-1}" != 0 ]; then
+	vm_need_pkgs lldb:lldb
+	POKE2=7
+	load=$(awk '$1 == "modsect_test" && $2 != ".symtab" && $2 != ".strtab" {
+		printf " %s %s", $2, $3 }' "$VM_RUN/sections.txt")
+	{
+		echo "target create $ko"
+		echo "gdb-remote 127.0.0.1:$VM_GDB_PORT"
+		echo "target modules load --file $ko$load"
+		echo "breakpoint set -n modsect_test_poke"
+		echo "process continue"
+		echo "bt"
+		echo "frame variable value"
+		echo "process detach"
+	} >"$gdbdir/smoke.lldb"
+	# lldb cannot attach to a running QEMU guest (see vm_pause in lib.sh);
+	# pause it first.  The trigger then waits in the UART until lldb
+	# continues the guest.
+	vm_pause
+	n=$(grep -c '^==MODSECT-ACK ' "$VM_RUN/serial1.log" || true)
+	n=$((n + 1))
+	vm_send "poke $POKE2"
+	rc=0
+	timeout "$GDB_TIMEOUT" lldb -b -s "$gdbdir/smoke.lldb" \
+		>"$gdbdir/lldb.out" 2>&1 </dev/null || rc=$?
+	echo "lldb exited $rc; output in $gdbdir/lldb.out"
+	grep -v -e '^$' -e embedded_interpreter -e '^Traceback' -e '^  File "<string>"' \
+		"$gdbdir/lldb.out" | sed 's/^/  | /'
+	if grep -qE "frame #0: 0x[0-9a-f]+ modsect_test\.ko.modsect_test_poke\(value=$POKE2\) at modsect_test\.c:[0-9]+" "$gdbdir/lldb.out" &&
+		grep -q 'stop reason = breakpoint 1' "$gdbdir/lldb.out"; then
+		ok "lldb: breakpoint on modsect_test_poke hit, bt shows file:line"
+	else
+		bad "lldb: breakpoint on modsect_test_poke not hit / no file:line"
+	fi
+	if vm_wait_for "^==MODSECT-ACK $n poke $POKE2 rc=0==\$" 60; then
+		ok "guest completed the poke after lldb detached"
+	else
+		bad "guest did not acknowledge the poke after lldb"
+		vm_resume || true
+	fi
+else
+	echo "skip: lldb (MODSECT_VM_LLDB=0)"
 fi
 
 vm_stop
