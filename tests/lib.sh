@@ -28,6 +28,7 @@ A_INIT=0xffffffffc0a1c000
 A_SYMTAB=0xffffffffc0a20000
 A_STRTAB=0xffffffffc0a21000
 SRCVERSION=ABCDEF0123456789ABCDEF0
+VERSION=$(sed -n 's/^#define MODSECT_VERSION "\(.*\)"/\1/p' "$TOP/lib/modsect.h")
 
 _npass=0
 _nfail=0
@@ -85,10 +86,13 @@ _last_run() {
 	head -c 3000 "$T/err"
 }
 
-# Replaces the temp dir (and the build-id of the default fixture, if set)
-# with placeholders so expected outputs do not carry them.
+# Replaces the temp dir, the build-id of the default fixture (if set), the
+# version in headers and parked addresses (0x0bad...; checked on their own
+# by check_parked) with placeholders so expected outputs do not carry them.
 norm() {
-	sed -e "s|$T|@T@|g" ${BUILD_ID:+-e "s|$BUILD_ID|@BUILDID@|g"} "$@"
+	sed -E -e "s|$T|@T@|g" ${BUILD_ID:+-e "s|$BUILD_ID|@BUILDID@|g"} \
+		-e "s/modsect $VERSION /modsect @VERSION@ /" -e "s/$REL/@REL@/g" \
+		-e 's/0xbad[0-9a-f]{12}\b/0xPARKED/g' "$@"
 }
 
 # check_same DESC EXPECTED_FILE ACTUAL_FILE: whole-file comparison.
@@ -113,10 +117,10 @@ check_rc() {
 	if [ "$RC" = "$2" ]; then ok "$1"; else not_ok "$1" "want exit $2" "$(_last_run)"; fi
 }
 
-# check_refused DESC WANT_RC ERE: exit WANT_RC, nothing on stdout, stderr
-# matches ERE (grep -E).
+# check_refused DESC WANT_RC ERE: exit WANT_RC (itself an ERE, e.g. "[13]"),
+# nothing on stdout, stderr matches ERE (grep -E).
 check_refused() {
-	if [ "$RC" = "$2" ] && [ ! -s "$T/out" ] && grep -Eq -- "$3" "$T/err"; then
+	if [[ $RC =~ ^($2)$ ]] && [ ! -s "$T/out" ] && grep -Eq -- "$3" "$T/err"; then
 		ok "$1"
 	else
 		not_ok "$1" "want exit $2, empty stdout, stderr matching /$3/" "$(_last_run)"
@@ -176,6 +180,44 @@ bail() {
 	finish
 }
 
+# check_parked DESC KO FILE: every "-s NAME 0x0bad..." of the gdb command
+# in FILE is aligned as KO's section NAME, inside 0x0bad000000000000 ..
+# 0x0badffffffffffff, and no two parked sections overlap.
+check_parked() {
+	local d=$1 ko=$2 f=$3 bad
+	bad=$(readelf -SW "$ko" | python3 -c '
+import re, sys
+secs = {}
+for line in sys.stdin:
+    m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+\S+\s+\S+\s+([0-9a-f]+)\s.*\s(\d+)$", line)
+    if m:
+        secs[m.group(1)] = (int(m.group(2), 16), int(m.group(3)))
+parked = []
+for line in open(sys.argv[1]):
+    if not line.startswith("add-symbol-file"):
+        continue
+    w = line.split()
+    for i in range(len(w) - 2):
+        if w[i] == "-s" and w[i + 2].startswith("0xbad"):
+            n, a = w[i + 1], int(w[i + 2], 16)
+            if n not in secs:
+                print("unknown section", n); continue
+            size, align = secs[n]
+            if not 0x0bad000000000000 <= a <= 0x0badffffffffffff:
+                print(n, "parked outside 0x0bad...:", w[i + 2])
+            if align > 1 and a % align:
+                print(n, "misaligned:", w[i + 2], "align", align)
+            parked.append((a, a + max(size, 1), n))
+if not parked:
+    print("no parked section")
+parked.sort()
+for x, y in zip(parked, parked[1:]):
+    if y[0] < x[1]:
+        print(x[2], "overlaps", y[2])
+' "$f" 2>&1)
+	if [ -z "$bad" ]; then ok "$d"; else not_ok "$d" "$bad"; fi
+}
+
 # ---- fixtures ---------------------------------------------------------------
 
 # mkmod DIR NAME [VARIANT] [SRCVERSION]: builds DIR/NAME.ko, a fake module
@@ -203,7 +245,7 @@ int testmod_func(int x) { return x * testmod_data + testmod_table[x & 3] + testm
 __attribute__((section(".init.text"))) int testmod_init(void) { return testmod_func(3) + testmod_helper(1); }
 EOF
 	gcc -g -O2 -fno-pic -mcmodel=kernel -fno-toplevel-reorder \
-		-c -o "$dir/$name.o" "$dir/$name.c" &&
+		-fno-asynchronous-unwind-tables -fno-unwind-tables -c -o "$dir/$name.o" "$dir/$name.c" &&
 		ld -r --build-id=sha1 -o "$dir/$name.ko" "$dir/$name.o"
 }
 
