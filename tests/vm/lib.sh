@@ -215,9 +215,10 @@ vm_port_free() {
 
 # vm_start: boot QEMU in the background; returns once the guest has written
 # its capture (marker ==MODSECT-READY==), leaving QEMU running with the
-# gdbstub listening on 127.0.0.1:$VM_GDB_PORT.  Installs an EXIT trap that
-# stops QEMU (chained before any existing EXIT trap of the caller? no:
-# the caller should call vm_stop itself if it sets its own EXIT trap).
+# gdbstub listening on 127.0.0.1:$VM_GDB_PORT.  Must run in the main shell
+# (not in $(...)).  Installs `trap vm_stop EXIT` (and INT/TERM/HUP -> exit),
+# replacing any EXIT trap of the caller: a caller that wants its own EXIT
+# trap sets it after vm_start and calls vm_stop from it.
 vm_start() {
 	local try port t0 rc
 	[ -n "${VM_INITRD:-}" ] || vm_die "vm_start: run vm_setup first"
