@@ -150,6 +150,16 @@ check_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "want: $2" "got:  $3"; fi
 }
 
+# jq_py FILE EXPR: prints the python expression EXPR evaluated with j bound
+# to the JSON in FILE (and S = {name: section} when j has "sections").
+jq_py() {
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+S = {s["name"]: s for s in j["sections"]} if isinstance(j, dict) and "sections" in j else {}
+print(eval(sys.argv[2]))' "$1" "$2" 2>&1
+}
+
 # need TOOL...: one failed check per missing tool; returns 1 if any is
 # missing so the test can stop.  Never a skip.
 need() {
@@ -256,7 +266,9 @@ build_id() {
 
 # symval KO SYM: a symbol's value (offset in its section), as 0x hex.
 symval() {
-	nm "$1" | awk -v s="$2" '$3 == s { print "0x" $1; exit }'
+	local v
+	v=$(nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }')
+	[ -n "$v" ] && printf '0x%x\n' "0x$v"
 }
 
 # hexadd A B: A + B in 0x%x.
