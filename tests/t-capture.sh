@@ -1,0 +1,106 @@
+#!/bin/bash
+# Rule 8: capture files.  `modsect capture` then `gdb --capture` gives the
+# same command as the live map; the README's sh loop ("MOD SECTION 0xADDR")
+# and `grep -r . /sys/module/*/sections/` outputs are read; bad captures
+# (garbage line, duplicate section, unknown format version, hidden
+# addresses) are refused.
+. "$(dirname "$0")/lib.sh"
+need gcc ld depmod objcopy || finish
+std_fixture || bail "fixture"
+MD=$R/lib/modules/$REL
+
+ms gdb --root "$R" testmod
+cp "$T/out" "$T/live.gdb"
+grep '^add-symbol-file' "$T/live.gdb" >"$T/live.cmd"
+
+ms capture --root "$R" -o "$T/c.cap"
+check_rc "capture --root -o: exit 0" 0
+norm "$T/c.cap" >"$T/actual"
+cat >"$T/expected" <<X
+# modsect capture of 1 modules; read it with modsect --capture FILE, see modsect(1)
+modsect-capture 1
+release @REL@
+machine x86_64
+module testmod live
+srcversion testmod $SRCVERSION
+build-id testmod @BUILDID@
+section testmod .text $A_TEXT
+section testmod .rodata $A_RODATA
+section testmod .note.gnu.build-id $A_NOTE
+section testmod .data $A_DATA
+section testmod .bss $A_BSS
+section testmod .init.text $A_INIT
+section testmod .symtab $A_SYMTAB
+section testmod .strtab $A_STRTAB
+X
+check_same "capture: exact file" "$T/expected" "$T/actual"
+
+ms gdb --capture "$T/c.cap" --moddir "$MD" testmod
+check_rc "gdb --capture: exit 0" 0
+tail -n +2 "$T/live.gdb" >"$T/a"
+tail -n +2 "$T/out" >"$T/b"
+check_same "gdb --capture: same as --root apart from the first line" "$T/a" "$T/b"
+check_grep "gdb --capture: first line names the capture" \
+	"^# gdb commands; load with: source FILE, by modsect $VERSION from $T/c.cap \(kernel $REL\)\$" "$T/out"
+
+ms gdb --capture - --moddir "$MD" testmod <"$T/c.cap"
+tail -n +2 "$T/out" >"$T/b"
+check_same "gdb --capture - (stdin): same command" "$T/a" "$T/b"
+
+# The README's sh loop, run against the fake tree.
+(cd "$R" && sh -c '
+for d in sys/module/*/sections; do
+	m=${d#sys/module/}; m=${m%/sections}
+	for f in "$d"/* "$d"/.[!.]*; do
+		[ -f "$f" ] && echo "$m ${f##*/} $(cat "$f")"
+	done
+done') >"$T/loop.txt"
+check_grep "sh loop output looks like 'MOD SECTION 0xADDR'" "^testmod \.text $A_TEXT\$" "$T/loop.txt"
+ms gdb --capture "$T/loop.txt" --moddir "$MD" testmod
+check_rc "gdb --capture of the sh loop output: exit 0" 0
+grep '^add-symbol-file' "$T/out" >"$T/b"
+check_same "sh loop capture: same add-symbol-file command" "$T/live.cmd" "$T/b"
+
+(cd "$R" && grep -r . sys/module/*/sections/) | sed 's|^|/|' >"$T/grep.txt"
+check_grep "grep output looks like '/sys/module/M/sections/S:0xADDR'" \
+	"^/sys/module/testmod/sections/\.text:$A_TEXT\$" "$T/grep.txt"
+ms gdb --capture "$T/grep.txt" --moddir "$MD" testmod
+check_rc "gdb --capture of grep -r output: exit 0" 0
+grep '^add-symbol-file' "$T/out" >"$T/b"
+check_same "grep capture: same add-symbol-file command" "$T/live.cmd" "$T/b"
+
+# Garbage on line 4.
+{ head -3 "$T/c.cap"; echo "this is not a capture line"; tail -n +4 "$T/c.cap"; } >"$T/garbage.cap"
+ms gdb --capture "$T/garbage.cap" --moddir "$MD" testmod
+check_refused "garbage line: exit 3 naming the line number" 3 "garbage\.cap:4: "
+
+{ cat "$T/c.cap"; echo "section testmod .text 0xffffffffc0b00000"; } >"$T/dup.cap"
+ms gdb --capture "$T/dup.cap" --moddir "$MD" testmod
+check_refused "duplicate section: refused" 3 'lists section \.text twice'
+
+{ cat "$T/loop.txt"; grep '\.data$\|\.data ' "$T/loop.txt"; } >"$T/dup2.txt"
+ms gdb --capture "$T/dup2.txt" --moddir "$MD" testmod
+check_refused "duplicate section (sh loop format): refused" 3 'lists section \.data twice'
+
+sed 's/^modsect-capture 1$/modsect-capture 2/' "$T/c.cap" >"$T/v2.cap"
+ms gdb --capture "$T/v2.cap" --moddir "$MD" testmod
+check_refused "unsupported format version: refused" 3 'unsupported capture format "2"'
+
+sed -E 's/^(section testmod \S+) 0x[0-9a-f]+$/\1 0x0000000000000000/' "$T/c.cap" >"$T/hidden.cap"
+ms gdb --capture "$T/hidden.cap" --moddir "$MD" testmod
+check_refused "capture of hidden addresses: refused" 3 'kptr_restrict'
+
+for f in "$R"/sys/module/testmod/sections/.[!.]* "$R"/sys/module/testmod/sections/*; do
+	[ -f "$f" ] && echo 0x0000000000000000 >"$f"
+done
+ms capture --root "$R" -o "$T/hidden2.cap"
+check_refused "capture --root of hidden addresses: refused" 3 'kptr_restrict'
+check "capture --root of hidden addresses: no file written" [ ! -e "$T/hidden2.cap" ]
+
+: >"$T/empty.cap"
+ms gdb --capture "$T/empty.cap" --moddir "$MD" testmod
+check_refused "empty capture: refused" 3 'no module sections found'
+
+ms gdb --capture "$T/c.cap" --moddir "$MD" othermod
+check_refused "module not in the capture: exit 1" 1 'othermod is not in'
+finish
