@@ -16,11 +16,17 @@ STATIC_SRCS := lib/err.c lib/ctx.c lib/map.c lib/output.c lib/sysfs.c lib/captur
 HDRS := $(wildcard lib/*.h tools/*.h)
 
 BUILD ?= build
+BIN ?= modsect
 OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS) $(TOOL_SRCS))
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_BIN := build/san/modsect
 
-all: modsect
+all: deps-quiet $(BIN)
 
-modsect: $(OBJS)
+deps-quiet:
+	@scripts/deps.sh build
+
+$(BIN): $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(LIBS) $(LDFLAGS)
 
 $(BUILD)/%.o: %.c $(HDRS)
@@ -31,7 +37,31 @@ static: modsect-static
 modsect-static: $(STATIC_SRCS) $(HDRS)
 	$(CC) $(WARN) -Os -D_GNU_SOURCE -DMODSECT_STATIC -static -s -o $@ $(STATIC_SRCS)
 
+deps:
+	@scripts/deps.sh build
+
+# The tests run the binary built with AddressSanitizer and UBSan.
+san:
+	$(MAKE) BUILD=build/san BIN=$(SAN_BIN) SAN="$(SAN_FLAGS)"
+
+check: check-deps
+	$(MAKE) san modsect-static
+	MODSECT=$(SAN_BIN) tests/run.sh
+	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/test.sh
+
+check-unit: check-deps
+	$(MAKE) san
+	MODSECT=$(SAN_BIN) tests/run.sh
+
+check-deps:
+	@scripts/deps.sh check
+
+demo:
+	@scripts/deps.sh demo
+	$(MAKE) modsect modsect-static
+	MODSECT=$(CURDIR)/modsect MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/demo.sh
+
 clean:
 	rm -rf $(BUILD) modsect modsect-static tests/out
 
-.PHONY: all static clean
+.PHONY: san deps-quiet all static clean deps check check-unit check-deps demo

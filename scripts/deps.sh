@@ -1,0 +1,33 @@
+#!/bin/sh
+# Installs the Debian packages a make target needs, when they are missing.
+# Usage: scripts/deps.sh build|check|demo
+# As root it runs apt-get; otherwise it prints the exact apt-get line and fails.
+set -eu
+
+build="gcc make pkg-config libelf-dev libdw-dev libkmod-dev libjson-c-dev zlib1g-dev liblzma-dev libzstd-dev libmd-dev"
+tests="gdb lldb python3-lldb-14 python3 elfutils binutils kmod gzip xz-utils zstd groff-base"
+vm="qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 cpio"
+
+case "${1:-build}" in
+build) want=$build ;;
+check) want="$build $tests $vm" ;;
+demo) want="$build gdb $vm" ;;
+*) echo "usage: $0 build|check|demo" >&2; exit 2 ;;
+esac
+
+missing=
+for p in $want; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "modsect needs these Debian packages; run as root:" >&2
+	echo "  apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >&2
