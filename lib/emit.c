@@ -62,12 +62,13 @@ int ms_quote_gdb(const char *s, char **ret, struct ms_err *err)
 }
 
 /*
- * lldb's Args parser: inside double quotes a backslash escapes only
- * " \ ` and $, and a bare backtick would start expression substitution.
+ * lldb's Args parser: inside double quotes a backslash escapes " \ and `
+ * (a bare backtick would start expression substitution); "\$" would stay
+ * two characters (lldb 14).
  */
 int ms_quote_lldb(const char *s, char **ret, struct ms_err *err)
 {
-	return quote(s, "\"\\`$", true, ret, err);
+	return quote(s, "\"\\`", true, ret, err);
 }
 
 static int check_names(const struct ms_layout *l, struct ms_err *err)

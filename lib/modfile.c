@@ -191,7 +191,8 @@ static int open_image(const struct ms_ctx *ctx, struct ms_modfile *f,
 	if (f->compression)
 		return ms_cache_store(ctx, f->image, f->size, ".ko",
 				      &f->debugger_path, err);
-	abs = realpath(f->path, NULL);
+	/* The debugger may run elsewhere: make the path absolute, keep links. */
+	abs = f->path[0] == '/' ? NULL : realpath(f->path, NULL);
 	f->debugger_path = abs ? abs : strdup(f->path);
 	return f->debugger_path ? 0 : ms_err_errno(err, ENOMEM, "%s", f->path);
 }

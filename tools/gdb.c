@@ -5,5 +5,5 @@
 int do_gdb(struct opts *o)
 {
 	return emit_modules(o, ms_emit_gdb,
-			    "gdb commands; load with: source FILE");
+			    "gdb commands; load with: source FILE (without vmlinux or a target, set architecture first)");
 }

@@ -5,5 +5,5 @@
 int do_lldb(struct opts *o)
 {
 	return emit_modules(o, ms_emit_lldb,
-			    "lldb commands; load with: command source FILE");
+			    "lldb commands; after target create VMLINUX or gdb-remote, load with: command source FILE");
 }
