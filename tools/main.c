@@ -108,7 +108,7 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 	optind = 1;
 	opterr = 0;
 	for (;;) {
-		int idx = -1, ch = getopt_long(argc, argv, "+:o:jh", lo, &idx);
+		int idx = -1, ch = getopt_long(argc, argv, ":o:jh", lo, &idx);
 		unsigned int flag = 0;
 
 		if (ch == -1)

@@ -88,7 +88,9 @@ static void print_json(FILE *out, const struct ms_layout *l)
 		flags_str(s->flags, fl);
 		json_object_object_add(j, "name", json_object_new_string(s->name));
 		json_object_object_add(j, "address",
-				       s->in_map ? hex(s->map_addr) : NULL);
+				       s->in_map ? hex(s->map_addr) :
+				       s->place == MS_PLACE_PERCPU ? hex(s->addr) :
+								     NULL);
 		json_object_object_add(j, "debugger_address", hex(s->addr));
 		json_object_object_add(j, "size", json_object_new_uint64(s->size));
 		json_object_object_add(j, "flags", json_object_new_string(fl));
@@ -119,8 +121,9 @@ static void print_table(FILE *out, const struct ms_layout *l)
 
 		flags_str(s->flags, fl);
 		put_name(out, s->name, 29);
-		if (s->in_map)
-			fprintf(out, "0x%016" PRIx64 " ", s->map_addr);
+		if (s->in_map || s->place == MS_PLACE_PERCPU)
+			fprintf(out, "0x%016" PRIx64 " ",
+				s->in_map ? s->map_addr : s->addr);
 		else
 			fprintf(out, "%-18s ", "-");
 		fprintf(out, "%10" PRIu64 " %-5s %-4s %s\n", s->size, fl,
