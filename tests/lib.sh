@@ -28,6 +28,9 @@ A_INIT=0xffffffffc0a1c000
 A_SYMTAB=0xffffffffc0a20000
 A_STRTAB=0xffffffffc0a21000
 SRCVERSION=ABCDEF0123456789ABCDEF0
+# First line of gdb and lldb scripts (normalized: see norm), up to " from".
+GDB_INTRO='# gdb commands; load with: source FILE (without vmlinux or a target, set architecture first), by modsect @VERSION@'
+LLDB_INTRO='# lldb commands; after target create VMLINUX or gdb-remote, load with: command source FILE, by modsect @VERSION@'
 VERSION=$(sed -n 's/^#define MODSECT_VERSION "\(.*\)"/\1/p' "$TOP/lib/modsect.h")
 
 _npass=0
@@ -132,7 +135,11 @@ check_grep() {
 	if grep -Eq -- "$2" "$3"; then
 		ok "$1"
 	else
-		not_ok "$1" "no line matches /$2/ in $3:" "$(head -c 3000 "$3")"
+		if [ "$3" = "$T/out" ]; then
+			not_ok "$1" "no line matches /$2/ in the output:" "$(_last_run)"
+		else
+			not_ok "$1" "no line matches /$2/ in $3:" "$(head -c 3000 "$3")"
+		fi
 	fi
 }
 

@@ -40,8 +40,8 @@ check_rc "gdb --capture: exit 0" 0
 tail -n +2 "$T/live.gdb" >"$T/a"
 tail -n +2 "$T/out" >"$T/b"
 check_same "gdb --capture: same as --root apart from the first line" "$T/a" "$T/b"
-check_grep "gdb --capture: first line names the capture" \
-	"^# gdb commands; load with: source FILE, by modsect $VERSION from $T/c.cap \(kernel $REL\)\$" "$T/out"
+check_eq "gdb --capture: first line names the capture" \
+	"$GDB_INTRO from @T@/c.cap (kernel @REL@)" "$(norm "$T/out" | head -1)"
 
 ms gdb --capture - --moddir "$MD" testmod <"$T/c.cap"
 tail -n +2 "$T/out" >"$T/b"

@@ -21,7 +21,7 @@ X
 ms gdb --root "$R" testmod
 check_rc "modules.dep: exit 0" 0
 check_out "modules.dep: exact command" "$(cat <<X
-# gdb commands; load with: source FILE, by modsect @VERSION@ from @T@/root (kernel @REL@)
+$GDB_INTRO from @T@/root (kernel @REL@)
 # testmod (live) from $P
 $(exp_tail "$P")
 X
@@ -47,7 +47,7 @@ for arg in test_mod test-mod; do
 	check_rc "module test_mod as '$arg', file test-mod.ko: exit 0" 0
 	sed -i "s/$BID2/@BUILDID@/" "$T/out"
 	check_out "module test_mod as '$arg', file test-mod.ko: exact command" "$(cat <<X
-# gdb commands; load with: source FILE, by modsect @VERSION@ from @T@/root2 (kernel @REL@)
+$GDB_INTRO from @T@/root2 (kernel @REL@)
 # test_mod (live) from $P2
 $(exp_tail "$P2")
 X
@@ -65,7 +65,7 @@ check_refused "no module file anywhere: exit 1 with a message" 1 \
 ms gdb --root "$R3" testmod "$KO"
 check_rc "explicit FILE: exit 0" 0
 check_out "explicit FILE: exact command" "$(cat <<X
-# gdb commands; load with: source FILE, by modsect @VERSION@ from @T@/root3 (kernel @REL@)
+$GDB_INTRO from @T@/root3 (kernel @REL@)
 # testmod (live) from @T@/mod/testmod.ko
 $(exp_tail @T@/mod/testmod.ko)
 X
@@ -85,7 +85,7 @@ echo junk >"$T/tree/c/other.ko"
 ms gdb --root "$R3" --search "$T/tree" testmod
 check_rc "--search DIR: exit 0" 0
 check_out "--search DIR: exact command, file found in the tree" "$(cat <<X
-# gdb commands; load with: source FILE, by modsect @VERSION@ from @T@/root3 (kernel @REL@)
+$GDB_INTRO from @T@/root3 (kernel @REL@)
 # testmod (live) from @T@/tree/a/b/testmod.ko
 $(exp_tail @T@/tree/a/b/testmod.ko)
 X
@@ -106,7 +106,7 @@ install_mod "$T/base" "$KO" fs/testmod.ko
 ms gdb --root "$R3" --moddir "$T/base/lib/modules/$REL" testmod
 check_rc "--moddir DIR: exit 0" 0
 check_out "--moddir DIR: exact command" "$(cat <<X
-# gdb commands; load with: source FILE, by modsect @VERSION@ from @T@/root3 (kernel @REL@)
+$GDB_INTRO from @T@/root3 (kernel @REL@)
 # testmod (live) from @T@/base/lib/modules/@REL@/kernel/fs/testmod.ko
 $(exp_tail @T@/base/lib/modules/@REL@/kernel/fs/testmod.ko)
 X

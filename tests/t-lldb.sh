@@ -12,7 +12,7 @@ ms lldb --root "$R" testmod
 check_rc "modsect lldb: exit 0" 0
 P=@T@/root/lib/modules/@REL@/kernel/drivers/misc/testmod.ko
 check_out "modsect lldb: exact commands" "$(cat <<X
-# lldb commands; load with: command source FILE, by modsect @VERSION@ from @T@/root (kernel @REL@)
+$LLDB_INTRO from @T@/root (kernel @REL@)
 # testmod (live) from $P
 # verified: build-id @BUILDID@ matches the loaded module
 # .init.text: freed after init (the module is live) and maybe reused; parked where nothing is mapped (--init keeps their stale addresses)

@@ -29,7 +29,7 @@ fi
 ms gdb --root "$R" --force testmod
 check_rc "--force: exit 0" 0
 check_out "--force: command printed with a NOT VERIFIED comment" "$(cat <<X
-# gdb commands; load with: source FILE, by modsect @VERSION@ from @T@/root (kernel @REL@)
+$GDB_INTRO from @T@/root (kernel @REL@)
 # testmod (live) from $P
 # NOT VERIFIED, forced: build-id of loaded module testmod is $OTHER but $P has @BUILDID@: it is not the loaded build
 # .init.text: freed after init (the module is live) and maybe reused; parked where nothing is mapped (--init keeps their stale addresses)
