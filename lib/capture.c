@@ -302,6 +302,26 @@ static int parse_line(struct parser *p, char *line, bool *native)
 	return perr(p, "unrecognized line starting \"%.60s\"", f[0]);
 }
 
+/*
+ * Raw /proc/kallsyms lists every module, also those the capture has no
+ * sections for; such a module is not in the map.
+ */
+static void drop_sectionless(struct ms_map *map)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < map->nmodules; i++) {
+		struct ms_module *m = &map->modules[i];
+
+		if (m->nsections) {
+			map->modules[n++] = *m;
+			continue;
+		}
+		ms_module_clear(m);
+	}
+	map->nmodules = n;
+}
+
 int ms_map_parse_capture(const char *text, size_t len, const char *origin,
 			 struct ms_map **ret, struct ms_err *err)
 {
@@ -338,6 +358,8 @@ int ms_map_parse_capture(const char *text, size_t len, const char *origin,
 			ms_err_errno(err, ENOMEM, "%s", origin);
 	}
 	free(copy);
+	if (!r)
+		drop_sectionless(p.map);
 	if (!r && p.map->nmodules == 0)
 		r = ms_err_set(err, EINVAL, "%s: no module sections found (is this a capture?)",
 			       origin);

@@ -244,22 +244,32 @@ int ms_finder_open(struct ms_finder *fi, const char *modname,
 {
 	struct ms_modfile *best = NULL;
 	char *name = normalized(modname), *path;
+	struct ms_err first = { 0 };
 	bool done = false;
 	int r = 0;
 
 	if (!name)
 		return ms_err_errno(err, ENOMEM, "finder");
+	/*
+	 * A stale modules.dep entry must not hide the --search trees: a
+	 * candidate that cannot be opened is passed over, and its error is
+	 * reported only if nothing else is found.
+	 */
 	path = kmod_path(fi, name);
-	if (path)
-		r = consider(fi, path, want_build_id, &best, err, &done);
+	if (path && (r = consider(fi, path, want_build_id, &best, err, &done)))
+		first = *err;
 	free(path);
-	if (!r && !done)
-		r = index_search(fi, err);
+	r = done ? 0 : index_search(fi, err);
 	for (size_t i = 0; !r && !done && i < fi->nentries; i++)
-		if (strcmp(fi->entries[i].name, name) == 0)
-			r = consider(fi, fi->entries[i].path, want_build_id,
-				     &best, err, &done);
-	if (!r && !best) {
+		if (strcmp(fi->entries[i].name, name) == 0 &&
+		    consider(fi, fi->entries[i].path, want_build_id, &best, err,
+			     &done) &&
+		    !first.code)
+			first = *err;
+	if (!r && !best && first.code) {
+		*err = first;
+		r = -first.code;
+	} else if (!r && !best) {
 		if (fi->moddir)
 			r = ms_err_set(err, ENOENT,
 				       "no file for module %s: not in %s/modules.dep%s; give the file, --moddir or --search DIR",

@@ -6,7 +6,7 @@
 
 #include "modsect.h"
 
-static void module_clear(struct ms_module *m)
+void ms_module_clear(struct ms_module *m)
 {
 	free(m->name);
 	free(m->initstate);
@@ -25,7 +25,7 @@ void ms_map_free(struct ms_map *map)
 	if (!map)
 		return;
 	for (size_t i = 0; i < map->nmodules; i++)
-		module_clear(&map->modules[i]);
+		ms_module_clear(&map->modules[i]);
 	free(map->modules);
 	free(map->origin);
 	free(map->release);
@@ -113,6 +113,8 @@ int ms_map_finish(struct ms_map *map, struct ms_err *err)
 			return ms_err_set(err, EINVAL,
 					  "%s: module %s is listed twice",
 					  map->origin, m->name);
+		if (m->nsections == 0)
+			continue;
 		/* Sort by name first to find duplicates, then by address. */
 		qsort(m->sections, m->nsections, sizeof(*m->sections),
 		      cmp_section_name);

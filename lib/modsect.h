@@ -92,6 +92,8 @@ struct ms_map {
 };
 
 void ms_map_free(struct ms_map *map);
+/* Frees what a module owns (for sources building a map). */
+void ms_module_clear(struct ms_module *m);
 const struct ms_module *ms_map_find(const struct ms_map *map, const char *name);
 const struct ms_section *ms_module_section(const struct ms_module *mod,
 					   const char *name);

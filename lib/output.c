@@ -70,9 +70,10 @@ int ms_write_out(const char *path, const void *data, size_t len,
 		return ms_err_errno(err, ENOMEM, "%s", path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		r = ms_err_errno(err, errno, "cannot create %s", tmp);
+		ms_err_errno(err, errno, "cannot create %s", tmp);
+		err->code = EIO;
 		free(tmp);
-		return r;
+		return -EIO;
 	}
 	r = write_all(fd, data, len);
 	if (!r && fchmod(fd, 0644) < 0)
@@ -86,6 +87,9 @@ int ms_write_out(const char *path, const void *data, size_t len,
 	if (r) {
 		unlink(tmp);
 		ms_err_errno(err, -r, "cannot write %s", path);
+		/* A failed write is a failure, never "not found". */
+		err->code = EIO;
+		r = -EIO;
 	}
 	free(tmp);
 	return r;

@@ -232,7 +232,8 @@ static int read_module(int sysmod, const char *name, struct ms_module *m,
 		if (!r)
 			r = read_sections_once(secfd, name, &b, &nb, err);
 		st2 = read_text(modfd, "initstate");
-		if (!r && (!st1 || !st2 || strcmp(st1, st2) ||
+		/* initstate is missing on old kernels: NULL twice is the same. */
+		if (!r && ((!st1 != !st2) || (st1 && strcmp(st1, st2)) ||
 			   !same_sections(a, na, b, nb)))
 			r = -EAGAIN;
 		free_sections(b, nb);
