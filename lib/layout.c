@@ -235,6 +235,16 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 			l->secs[l->nsecs - 1].addr = base;
 		}
 	}
+	if (!r) {
+		bool any = false;
+
+		for (size_t i = 0; i < l->nsecs; i++)
+			any |= l->secs[i].place == MS_PLACE_LOADED;
+		if (!any)
+			r = ms_err_set(err, ENOENT,
+				       "module %s: none of the sections of %s is in the map; the module is not (or no longer) loaded",
+				       mod->name, ms_modfile_path(f));
+	}
 	/* Park what has no real address, one after another, aligned. */
 	for (size_t i = 0; !r && i < l->nsecs; i++) {
 		struct ms_lsec *s = &l->secs[i];

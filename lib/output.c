@@ -70,7 +70,7 @@ int ms_write_out(const char *path, const void *data, size_t len,
 		return ms_err_errno(err, ENOMEM, "%s", path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		ms_err_errno(err, errno, "cannot create %s", tmp);
+		ms_err_errno(err, errno, "cannot write %s", path);
 		err->code = EIO;
 		free(tmp);
 		return -EIO;

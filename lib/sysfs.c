@@ -245,6 +245,15 @@ static int read_module(int sysmod, const char *name, struct ms_module *m,
 			free(src);
 			continue;
 		}
+		if (na == 0) {
+			/* An empty sections/ is a module being torn down. */
+			free(a);
+			free(st1);
+			free(bid);
+			free(src);
+			r = -ENOENT;
+			break;
+		}
 		m->initstate = st1;
 		m->build_id = bid;
 		m->srcversion = src;
