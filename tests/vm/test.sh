@@ -1,0 +1,623 @@
+#!/bin/bash
+# tests/vm/test.sh - modsect against a real kernel (QEMU, TCG, KASLR on).
+#
+#   MODSECT=build/san/modsect MODSECT_STATIC=$PWD/modsect-static tests/vm/test.sh
+#
+# One boot.  The guest loads modsect_test and a few stock modules and reports
+# its section maps twice: with the static modsect (`modsect capture`, with
+# build-ids) and with a plain sh loop over /sys/module/*/sections.  Then:
+#
+#  1. `modsect gdb --all --capture F` for both captures (and for the
+#     `grep -r . /sys/module/*/sections/` format): one add-symbol-file per
+#     module, the right file and .text address, "verified: build-id" when the
+#     capture has build-ids, "unverified" when it has not.
+#  2. gdb attached to QEMU's gdbstub sources the script; every module symbol
+#     of the guest's /proc/kallsyms that is also in the module file's symtab
+#     must have the kallsyms address in gdb (the per-cpu modsect_test_pcpu
+#     too).  The same in fresh offline gdbs (module files only).
+#  3. a breakpoint on modsect_test_poke is hit when the guest writes the poke
+#     parameter; bt, args and globals are right; 0x10 is no module symbol.
+#  4. lldb (offline): `image lookup -a` of every kallsyms address names the
+#     right symbol.
+#  5. `modsect sections` and `modsect list` on the captures.
+#
+# Prints "ok: ..." / "FAIL: ..." per check, then "N passed, N failed".
+# Exit status 1 if anything failed.
+#
+# Environment: MODSECT (default ./modsect), MODSECT_STATIC (static modsect
+# for the guest; without it the static-capture checks fail),
+# MODSECT_VM_TEST_ATTACH=RUNDIR reuses a VM that is already running with that
+# run directory (development; the VM is left running), MODSECT_VM_LLDB=0 skips
+# lldb, MODSECT_VM_GDB_TIMEOUT (120 s), and lib.sh's MODSECT_VM_* variables.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+t_start=$(date +%s)
+GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-120}
+MODSECT=${MODSECT:-./modsect}
+case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
+[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
+MODSECT_ORIG=$MODSECT
+
+npass=0 nfail=0
+ok() { printf 'ok: %s\n' "$*"; npass=$((npass + 1)); }
+bad() { printf 'FAIL: %s\n' "$*"; nfail=$((nfail + 1)); }
+note() { printf 'note: %s\n' "$*"; }
+detail() { sed 's/^/    | /'; }
+
+finish() {
+	echo "timing: boot ${VM_BOOT_SECONDS:-?}s, total $(($(date +%s) - t_start))s"
+	echo "$npass passed, $nfail failed"
+	[ "$nfail" = 0 ]
+}
+
+# --- boot (or attach) -------------------------------------------------------
+if [ -n "${MODSECT_VM_TEST_ATTACH:-}" ]; then
+	VM_RUN=$MODSECT_VM_TEST_ATTACH
+	VM_GDB_PORT=$(cat "$VM_RUN/gdb.port")
+	VM_QEMU_PID=$(cat "$VM_RUN/qemu.pid")
+	VM_BOOT_SECONDS=$(cat "$VM_RUN/boot.seconds")
+	VM_TESTMOD_KO=$VM_OUT/testmod/modsect_test.ko
+	VM_MODLIST=$VM_OUT/modules.list
+	kill -0 "$VM_QEMU_PID" 2>/dev/null || vm_die "no QEMU running for $VM_RUN"
+	VM_QEMU_PID= # never stop a VM we did not start
+	vm_log "attached to the VM of $VM_RUN (gdbstub $VM_GDB_PORT)"
+else
+	vm_setup
+	vm_start
+fi
+gdb -nx -batch -ex 'python import gdb' >/dev/null 2>&1 ||
+	vm_die "gdb has no Python support (tests/vm/symdump.py needs it)"
+
+W=$VM_RUN/test
+rm -rf "$W"
+mkdir -p "$W/ko" "$W/sym"
+TD=$(dirname "$VM_TESTMOD_KO")
+# Run a copy: a `make` elsewhere in the tree may replace the binary meanwhile.
+cp "$MODSECT_ORIG" "$W/modsect" || vm_die "cannot copy $MODSECT_ORIG"
+MODSECT=$W/modsect
+
+# ms NAME ARGS...: run modsect; stdout in $W/NAME.out, stderr in $W/NAME.err.
+# Returns modsect's exit status.  A sanitizer report is a failure by itself.
+ms() {
+	local name=$1 rc=0
+	shift
+	"$MODSECT" "$@" >"$W/$name.out" 2>"$W/$name.err" || rc=$?
+	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$W/$name.err"; then
+		bad "modsect $*: sanitizer report"
+		head -n 30 "$W/$name.err" | detail
+	fi
+	return "$rc"
+}
+
+# --- the modules and their files ---------------------------------------------
+# $W/modules: "<module> <host file (uncompressed)> <realpath of the original>"
+: >"$W/modules"
+while read -r p; do
+	[ -n "$p" ] || continue
+	b=${p##*/}
+	m=${b%.ko*}
+	m=${m//-/_}
+	case $p in
+	*.ko) f=$p ;;
+	*.ko.xz) f=$W/ko/$m.ko; xz -dc "$p" >"$f" ;;
+	*.ko.zst) f=$W/ko/$m.ko; zstd -qdc "$p" >"$f" ;;
+	*.ko.gz) f=$W/ko/$m.ko; gzip -dc "$p" >"$f" ;;
+	*) vm_die "unknown module file $p" ;;
+	esac
+	echo "$m $f $(readlink -f "$p")" >>"$W/modules"
+done <"$VM_MODLIST"
+echo "modsect_test $VM_TESTMOD_KO $(readlink -f "$VM_TESTMOD_KO")" >>"$W/modules"
+MODS=$(awk '{ printf "%s ", $1 }' "$W/modules")
+mod_file() { awk -v m="$1" '$1 == m { print $2 }' "$W/modules"; }
+
+# Every module must have loaded, and the guest's kallsyms must know it.
+if grep -q '^FAIL' "$VM_RUN/insmod.txt"; then
+	bad "guest insmod failed"
+	detail <"$VM_RUN/insmod.txt"
+fi
+for m in $MODS; do
+	grep -q "^$m .text 0x" "$VM_RUN/sections.txt" || bad "$m: no .text in the guest's sysfs sections"
+done
+
+# --- the captures ---------------------------------------------------------------
+CAP_static=$VM_RUN/capture.txt
+CAP_shloop=$W/shloop.txt
+CAP_grep=$W/sysfs-grep.txt
+{
+	echo "release $(cat "$VM_RUN/uname.txt")"
+	cat "$VM_RUN/sections.txt" "$VM_RUN/kallsyms.txt"
+} >"$CAP_shloop"
+{
+	echo "release $(cat "$VM_RUN/uname.txt")"
+	cat "$VM_RUN/sysfs-grep.txt" "$VM_RUN/kallsyms.txt"
+} >"$CAP_grep"
+if [ -z "${MODSECT_STATIC:-}" ]; then
+	bad "MODSECT_STATIC not set: the guest ran no modsect capture"
+elif grep -qx 'rc=0' "$VM_RUN/capture-stderr.txt" && grep -q '^modsect-capture ' "$CAP_static"; then
+	ok "static modsect capture in the guest: rc=0, $(grep -c '^section ' "$CAP_static") sections, $(grep -c '^kallsyms ' "$CAP_static") kallsyms lines"
+else
+	bad "static modsect capture in the guest failed"
+	detail <"$VM_RUN/capture-stderr.txt"
+fi
+CAPS="static shloop grep"
+cap_file() { eval "echo \$CAP_$1"; }
+
+# --- 1. modsect gdb --all ------------------------------------------------------------
+# The script's per-module facts: "<module> <file> <text addr> <verification>"
+script_facts() {
+	awk '
+		/^# [A-Za-z0-9_]+ \(/ { cur = $2 }
+		/^# verified: build-id / { ver[cur] = $4 }
+		/^# unverified/ { ver[cur] = "unverified" }
+		/^add-symbol-file / { n++; file[cur] = $2; text[cur] = $3; order[n] = cur }
+		END { for (i = 1; i <= n; i++) { m = order[i]; print m, file[m], text[m], (m in ver ? ver[m] : "-") } }
+	' "$1"
+}
+
+for c in $CAPS; do
+	F=$(cap_file "$c")
+	rc=0
+	ms "gdb-all-$c" gdb --all --capture "$F" --search "$TD" -o "$W/$c.gdb" || rc=$?
+	if [ "$rc" != 0 ] || [ ! -s "$W/$c.gdb" ]; then
+		bad "[$c] modsect gdb --all --capture: rc=$rc"
+		detail <"$W/gdb-all-$c.err"
+		continue
+	fi
+	script_facts "$W/$c.gdb" >"$W/$c.facts"
+	n=$(grep -c '^add-symbol-file ' "$W/$c.gdb")
+	nm=$(wc -l <"$W/modules")
+	if [ "$n" = "$nm" ]; then
+		ok "[$c] gdb --all: $n add-symbol-file commands for $n loaded modules"
+	else
+		bad "[$c] gdb --all: $n add-symbol-file commands, $nm modules loaded"
+	fi
+	for m in $MODS; do
+		want_file=$(awk -v m="$m" '$1 == m { print $3 }' "$W/modules")
+		want_text=$(awk -v m="$m" '$1 == m && $2 == ".text" { print $3 }' "$VM_RUN/sections.txt")
+		read -r _ got_file got_text got_ver <<<"$(awk -v m="$m" '$1 == m' "$W/$c.facts")"
+		if [ -z "${got_file:-}" ]; then
+			bad "[$c] gdb --all: no add-symbol-file for $m"
+			continue
+		fi
+		if [ "$(readlink -f "$got_file")" = "$want_file" ] && [ "$got_text" = "$want_text" ]; then
+			ok "[$c] $m: add-symbol-file ${got_file##*/} $got_text"
+		else
+			bad "[$c] $m: add-symbol-file $got_file $got_text, want $want_file $want_text"
+		fi
+		if [ "$c" = static ]; then
+			want_id=$(awk -v m="$m" '$1 == m { print $2 }' "$VM_RUN/build-id.txt")
+			if [ -n "$want_id" ] && [ "$got_ver" = "$want_id" ]; then
+				ok "[$c] $m: verified: build-id $want_id"
+			else
+				bad "[$c] $m: verification '$got_ver', want build-id ${want_id:-?}"
+			fi
+		elif [ "$got_ver" = unverified ]; then
+			ok "[$c] $m: unverified (the capture has no build-ids)"
+		else
+			bad "[$c] $m: verification '$got_ver', want unverified"
+		fi
+	done
+	if [ "$c" != static ] && [ -s "$W/static.gdb" ]; then
+		if diff <(grep '^add-symbol-file ' "$W/static.gdb") <(grep '^add-symbol-file ' "$W/$c.gdb") >"$W/$c.diff"; then
+			ok "[$c] add-symbol-file commands identical to the static capture's"
+		else
+			bad "[$c] add-symbol-file commands differ from the static capture's"
+			detail <"$W/$c.diff"
+		fi
+	fi
+done
+
+# --- expected symbols ----------------------------------------------------------------
+# For each module: kallsyms names that are also defined in the file's symtab,
+# unique in both, minus compiler/kernel-generated names and init symbols.
+#   $W/sym/M.exp   "<name> <kallsyms addr>"
+#   $W/sym/M.kall  "<addr> <name>" every kallsyms line of M (aliases)
+#   $W/sym/M.defs  every name defined in M's file
+for m in $MODS; do
+	f=$(mod_file "$m")
+	awk -v m="$m" '$4 == "[" m "]" { print $1, $3 }' "$VM_RUN/kallsyms.txt" >"$W/sym/$m.kall"
+	{
+		readelf -SW "$f" | awk '/^ *\[ *[0-9]+\]/ { s = $0; sub(/^ *\[ */, "", s); n = s; sub(/\].*/, "", n); sub(/^[0-9]+\] */, "", s); split(s, w, " "); print "S", n, w[1] }'
+		readelf -sW "$f" | awk '$1 ~ /^[0-9]+:$/ && $7 ~ /^[0-9]+$/ && $4 != "SECTION" && $4 != "FILE" && $8 != "" { print "Y", $7, $8 }'
+	} >"$W/sym/$m.elf"
+	awk '$1 == "Y" { print $3 }' "$W/sym/$m.elf" | sort -u >"$W/sym/$m.defs"
+	awk -v m="$m" '
+		FILENAME ~ /\.elf$/ && $1 == "S" { sec[$2] = $3; next }
+		FILENAME ~ /\.elf$/ && $1 == "Y" { nf[$3]++; fsec[$3] = sec[$2]; next }
+		{ nk[$2]++; addr[$2] = $1; order[++n] = $2 }
+		END {
+			for (i = 1; i <= n; i++) {
+				s = order[i]
+				if (s ~ /^\.LC/ || s ~ /^__UNIQUE_ID_/ || s ~ /^_note_/) continue
+				if (!(s in nf)) continue
+				if (nf[s] != 1 || nk[s] != 1) { dup++; continue }
+				if (fsec[s] ~ /^\.init\./) continue
+				print s, addr[s], fsec[s]
+			}
+		}' "$W/sym/$m.elf" "$W/sym/$m.kall" >"$W/sym/$m.exp"
+done
+# Names unique among all modules (one gdb holds all modules at once).
+for m in $MODS; do
+	others=$(for o in $MODS; do [ "$o" = "$m" ] || echo "$W/sym/$o.defs"; done)
+	# shellcheck disable=SC2086
+	awk 'FILENAME != ARGV[ARGC-1] { d[$1] = 1; next } !($1 in d)' $others "$W/sym/$m.exp" >"$W/sym/$m.uexp"
+done
+cat "$W"/sym/*.uexp >"$W/sym/all.uexp"
+for m in $MODS; do
+	printf 'info: %s: %d kallsyms lines, %d checked (%d unique across modules)\n' "$m" \
+		"$(wc -l <"$W/sym/$m.kall")" "$(wc -l <"$W/sym/$m.exp")" "$(wc -l <"$W/sym/$m.uexp")"
+done
+grep -q '^modsect_test_pcpu ' "$W/sym/modsect_test.exp" || bad "modsect_test_pcpu not among the symbols to check"
+grep -q '^modsect_test_poke ' "$W/sym/modsect_test.exp" || bad "modsect_test_poke not among the symbols to check"
+
+# compare_addrs LABEL EXPFILE OUTFILE TAG: every "<name> <addr>" of EXPFILE
+# must appear as "<TAG> <name> <hex>" in OUTFILE with the same address.
+compare_addrs() {
+	local label=$1 exp=$2 out=$3 tag=$4 res
+	res=$(awk -v tag="$tag" '
+		FILENAME != ARGV[1] { want[$1] = $2; order[++n] = $1; next }
+		$1 == tag { g = $3; while (length(g) < 16) g = "0" g; got[$2] = g; next }
+		$1 == tag "ERR" { e = $0; sub(/^[^ ]+ [^ ]+ /, "", e); err[$2] = e }
+		END {
+			for (i = 1; i <= n; i++) {
+				s = order[i]
+				if (s in got && got[s] == want[s]) { okn++; continue }
+				bad++
+				if (bad <= 10) printf "  %s: want %s, got %s\n", s, want[s], (s in got ? got[s] : (s in err ? "error: " err[s] : "nothing"))
+			}
+			printf "RESULT %d %d\n", okn, bad
+		}' "$out" "$exp")
+	read -r _ nok nbad <<<"$(tail -n1 <<<"$res")"
+	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
+		ok "$label: $nok/$nok symbol addresses == kallsyms"
+	else
+		bad "$label: $nbad of $((nok + nbad)) symbol addresses differ from kallsyms"
+		sed '$d' <<<"$res" | detail
+	fi
+}
+
+# compare_where LABEL MODULE EXPFILE OUTFILE TAG: "info symbol <addr>" for
+# each expected symbol must name that symbol (or an alias at the same
+# address in kallsyms), at offset 0.
+compare_where() {
+	local label=$1 m=$2 exp=$3 out=$4 tag=$5 res
+	res=$(awk -v tag="$tag" '
+		# gdb shows "f.isra.0.cold" as "f.isra[cold]" and "x.130" as "x".
+		function norm(s) { gsub(/\.[0-9]+/, "", s); sub(/\.cold$/, "[cold]", s); return s }
+		FILENAME == ARGV[1] { alias[$1 " " $2] = 1; alias[$1 " " norm($2)] = 1; next }
+		FILENAME == ARGV[2] { want[$2] = $1; order[++n] = $2; next }
+		$1 == tag { a = $2; $1 = ""; $2 = ""; sub(/^ +/, ""); got[a] = $0 }
+		END {
+			for (i = 1; i <= n; i++) {
+				a = order[i]
+				split(got[a], w, " ")
+				if (((a " " w[1]) in alias) && w[2] == "in" && w[3] == "section") { okn++; continue }
+				bad++
+				if (bad <= 10) printf "  %s at %s: info symbol says \"%s\"\n", want[a], a, got[a]
+			}
+			printf "RESULT %d %d\n", okn, bad
+		}' "$W/sym/$m.kall" "$exp" "$out")
+	read -r _ nok nbad <<<"$(tail -n1 <<<"$res")"
+	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
+		ok "$label: info symbol names all $nok kallsyms addresses"
+	else
+		bad "$label: info symbol wrong for $nbad of $((nok + nbad)) kallsyms addresses"
+		sed '$d' <<<"$res" | detail
+	fi
+}
+
+# --- 2 + 3. gdb attached to the guest ---------------------------------------------
+POKE=5
+# What modsect_test_data and the per-cpu counter hold before this poke: the
+# guest may have been poked before (attach mode).
+prev_pokes=$(sed -n 's/^==MODSECT-ACK [0-9]* poke \([0-9-]*\) rc=0==$/\1/p' "$VM_RUN/serial1.log")
+WANT_DATA=24263
+WANT_PCPU=101
+for v in $prev_pokes; do WANT_DATA=$v; WANT_PCPU=$((WANT_PCPU + v)); done
+POKE_ADDR=$(awk '$1 == "modsect_test_poke" { print $2 }' "$W/sym/modsect_test.exp")
+{
+	echo "set pagination off"
+	echo "set confirm off"
+	echo "set width 0"
+	echo "target remote 127.0.0.1:$VM_GDB_PORT"
+	echo "source $W/static.gdb"
+	echo "source $VM_DIR/symdump.py"
+	echo "python ms_addr('$W/sym/all.uexp', 'SYM')"
+	# The per-cpu copy of CPU 0 through the kernel's GS base.
+	echo "python ms_eval('PCPU', '*(int *)(\$gs_base + (unsigned long)&modsect_test_pcpu)')"
+	echo "echo ==INFO-SYMBOL-LOW==\\n"
+	echo "info symbol 0x10"
+	echo "echo ==END==\\n"
+	echo "break modsect_test_poke"
+	# The guest is stopped while gdb holds it; the trigger waits in the UART.
+	echo "shell printf 'poke $POKE\\n' > $VM_RUN/trigger.in"
+	echo "continue"
+	echo "echo ==BT==\\n"
+	echo "bt"
+	echo "echo ==END==\\n"
+	echo "python ms_eval('VALUE', 'value')"
+	echo "python ms_eval('DATA', 'modsect_test_data')"
+	echo "python ms_eval('TABLE', 'modsect_test_table[3]')"
+	echo "python ms_eval('PCPUHIT', '*(int *)(\$gs_base + (unsigned long)&modsect_test_pcpu)')"
+	echo "delete"
+	echo "detach"
+} >"$W/live.gdb"
+ack_n=$(($(grep -c '^==MODSECT-ACK ' "$VM_RUN/serial1.log" || true) + 1))
+t0=$(date +%s)
+rc=0
+if [ -s "$W/static.gdb" ]; then
+	timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$W/live.gdb" >"$W/live.out" 2>&1 </dev/null || rc=$?
+else
+	rc=none
+	bad "gdb live: no script from the static capture"
+fi
+T_GDB_LIVE=$(($(date +%s) - t0))
+[ "$rc" = 0 ] || bad "gdb live: exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+for m in $MODS; do
+	compare_addrs "gdb live: $m" "$W/sym/$m.uexp" "$W/live.out" SYM
+done
+pcpu=$(awk '$1 == "PCPU" { print $2 }' "$W/live.out")
+if [ "$pcpu" = "$WANT_PCPU" ]; then
+	ok "gdb live: per-cpu modsect_test_pcpu of CPU 0 reads $pcpu through \$gs_base + &modsect_test_pcpu"
+else
+	bad "gdb live: per-cpu modsect_test_pcpu reads '${pcpu}', want $WANT_PCPU"
+	grep '^PCPU' "$W/live.out" | detail
+fi
+sed -n '/^==INFO-SYMBOL-LOW==$/,/^==END==$/p' "$W/live.out" | sed '1d;$d' >"$W/live.low"
+if grep -qx 'No symbol matches 0x10.' "$W/live.low"; then
+	ok "gdb live: info symbol 0x10 names no symbol"
+else
+	bad "gdb live: info symbol 0x10 says: $(cat "$W/live.low")"
+fi
+sed -n '/^==BT==$/,/^==END==$/p' "$W/live.out" | sed '1d;$d' >"$W/live.bt"
+if grep -qE "^Breakpoint 1, (0x[0-9a-f]+ in )?modsect_test_poke \(value=$POKE\) at .*modsect_test\.c:[0-9]+" "$W/live.out"; then
+	ok "gdb live: breakpoint on modsect_test_poke hit with value=$POKE"
+else
+	bad "gdb live: breakpoint on modsect_test_poke not reported"
+	tail -n 20 "$W/live.out" | detail
+fi
+if grep -qE "^#0 +(0x[0-9a-f]+ in )?modsect_test_poke \(value=$POKE\) at .*modsect_test\.c:[0-9]+" "$W/live.bt"; then
+	ok "gdb live: bt #0 is $(grep -oE 'modsect_test_poke \(value=[0-9]+\) at [^ ]*modsect_test\.c:[0-9]+' "$W/live.bt" | sed 's|at .*/|at |')"
+else
+	bad "gdb live: bt does not show modsect_test_poke at modsect_test.c:LINE"
+	detail <"$W/live.bt"
+fi
+# The caller is poke_set (a static function: from the module's symtab).
+if grep -qE '^#1 +0x[0-9a-f]+ in poke_set ' "$W/live.bt"; then
+	ok "gdb live: bt #1 is poke_set"
+else
+	bad "gdb live: bt #1 is not poke_set"
+	detail <"$W/live.bt"
+fi
+for kv in "VALUE $POKE" "DATA $WANT_DATA" "TABLE 68" "PCPUHIT $WANT_PCPU"; do
+	set -- $kv
+	got=$(awk -v t="$1" '$1 == t { print $2 }' "$W/live.out")
+	if [ "$got" = "$2" ]; then
+		ok "gdb live: at the breakpoint $(echo "$1" | tr A-Z a-z) = $got"
+	else
+		bad "gdb live: at the breakpoint $1 = '${got}', want $2"
+	fi
+done
+if vm_wait_for "^==MODSECT-ACK $ack_n poke $POKE rc=0==\$" 60; then
+	ok "guest completed the poke after gdb detached"
+else
+	bad "guest did not acknowledge the poke"
+	vm_resume || true
+fi
+
+# --- 2b. fresh offline gdb ---------------------------------------------------------------
+# Per module and per capture: `modsect gdb MODULE` alone in a new gdb with no
+# target.  modsect's script says to set the architecture first without a
+# target (gdb's default is i386, where pointers have 32 bits), so the forward
+# check (&sym) sets it; the reverse check (info symbol ADDR) runs in a gdb
+# that has only sourced the script.
+t0=$(date +%s)
+for c in static shloop; do
+	F=$(cap_file "$c")
+	for m in $MODS; do
+		rc=0
+		ms "gdb-$c-$m" gdb --capture "$F" --search "$TD" "$m" -o "$W/$c-$m.gdb" || rc=$?
+		if [ "$rc" != 0 ]; then
+			bad "[$c] modsect gdb $m: rc=$rc"
+			detail <"$W/gdb-$c-$m.err"
+			continue
+		fi
+		if ! diff <(grep '^add-symbol-file ' "$W/$c-$m.gdb") \
+			<(grep "^add-symbol-file $(awk -v m="$m" '$1 == m { print $2 }' "$W/$c.facts") " "$W/$c.gdb") >/dev/null; then
+			bad "[$c] modsect gdb $m differs from its line in gdb --all"
+		fi
+		timeout "$GDB_TIMEOUT" gdb -nx -batch -ex 'set architecture i386:x86-64' -x "$W/$c-$m.gdb" \
+			-x "$VM_DIR/symdump.py" -ex "python ms_addr('$W/sym/$m.exp', 'SYM')" \
+			>"$W/offline-$c-$m.out" 2>&1 </dev/null
+		compare_addrs "[$c] gdb offline: $m" "$W/sym/$m.exp" "$W/offline-$c-$m.out" SYM
+		timeout "$GDB_TIMEOUT" gdb -nx -batch -x "$W/$c-$m.gdb" \
+			-x "$VM_DIR/symdump.py" -ex "python ms_where('$W/sym/$m.exp', 'RSYM')" \
+			-ex "python ms_addr('$W/sym/$m.exp', 'SYM')" \
+			>"$W/fresh-$c-$m.out" 2>&1 </dev/null
+		compare_where "[$c] fresh gdb (no set architecture): $m" "$m" "$W/sym/$m.exp" "$W/fresh-$c-$m.out" RSYM
+		if [ "$c" = static ] && [ "$m" = modsect_test ]; then
+			got=$(awk '$1 == "SYM" && $2 == "modsect_test_poke" { print $3 }' "$W/fresh-$c-$m.out")
+			if [ "$(printf '%016x' "0x${got:-0}")" != "$POKE_ADDR" ]; then
+				note "fresh gdb without 'set architecture i386:x86-64': &modsect_test_poke prints as ${got:-?} (kallsyms $POKE_ADDR): the script's header says to set the architecture first"
+			fi
+		fi
+	done
+done
+# All modules at once, offline, from the --all script.
+gdb -nx -batch -ex 'set architecture i386:x86-64' -x "$W/static.gdb" -x "$VM_DIR/symdump.py" \
+	-ex "python ms_addr('$W/sym/all.uexp', 'SYM')" -ex 'info symbol 0x10' \
+	>"$W/offline-all.out" 2>&1 </dev/null
+compare_addrs "[static] gdb offline, --all script" "$W/sym/all.uexp" "$W/offline-all.out" SYM
+if tail -n1 "$W/offline-all.out" | grep -qx 'No symbol matches 0x10.'; then
+	ok "[static] gdb offline, --all script: info symbol 0x10 names no symbol"
+else
+	bad "[static] gdb offline, --all script: info symbol 0x10 says: $(tail -n1 "$W/offline-all.out")"
+fi
+T_GDB_OFFLINE=$(($(date +%s) - t0))
+
+# --- 4. lldb (offline: target create "" + the script + image lookup -a) ---------------
+# check_lldb LABEL SCRIPT MODULES...: image lookup -a of every expected
+# symbol's kallsyms address must name it (or an alias), at offset 0, in the
+# right module file.
+check_lldb() {
+	local label=$1 script=$2 m res
+	shift 2
+	{
+		echo "settings set interpreter.stop-command-source-on-error false"
+		echo 'target create --arch x86_64 ""'
+		echo "command source $script"
+		for m in "$@"; do
+			awk '{ print "image lookup -a 0x" $2 }' "$W/sym/$m.exp"
+		done
+		echo "image lookup -a 0x10"
+	} >"$W/lldb-run-$label.lldb"
+	timeout "$GDB_TIMEOUT" lldb -b -s "$W/lldb-run-$label.lldb" >"$W/lldb-run-$label.out" 2>&1 </dev/null
+	for m in "$@"; do
+		res=$(awk -v f="$(basename "$(mod_file "$m")")" '
+			FILENAME == ARGV[1] { alias[$1 " " $2] = 1; next }
+			FILENAME == ARGV[2] { want[$2] = $1; sec[$2] = $3; order[++n] = $2; next }
+			/^\(lldb\) image lookup -a 0x/ { cur = substr($5, 3); next }
+			/^\(lldb\) / { cur = ""; next }
+			cur != "" && $1 == "Address:" {
+				file[cur] = $2; sub(/\[.*/, "", file[cur])
+				where[cur] = $0; sub(/^[^(]*/, "", where[cur])
+			}
+			cur != "" && $1 == "Summary:" { s = $0; sub(/^ *Summary: /, "", s); sum[cur] = s }
+			END {
+				for (i = 1; i <= n; i++) {
+					a = order[i]
+					s = sum[a]; nm = s; sub(/^[^ `]*`/, "", nm); split(nm, w, " ")
+					if (file[a] == f && ((a " " w[1]) in alias) && w[2] != "+") { okn++; continue }
+					# lldb 14 names the (nameless) section symbol for the
+					# first byte of a section in a file without debug info.
+					if (file[a] == f && nm == "" && where[a] == "(" f "." sec[a] " + 0)") { okn++; sec0++; continue }
+					bad++
+					if (bad <= 10) printf "  %s at %s: %s: %s\n", want[a], a, file[a], s
+				}
+				printf "RESULT %d %d %d\n", okn, bad, sec0
+			}' "$W/sym/$m.kall" "$W/sym/$m.exp" "$W/lldb-run-$label.out")
+		read -r _ nok nbad nsec0 <<<"$(tail -n1 <<<"$res")"
+		if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
+			ok "lldb $label: image lookup -a names all $nok kallsyms addresses of $m$([ "${nsec0:-0}" = 0 ] || echo " ($nsec0 as <section> + 0)")"
+		else
+			bad "lldb $label: image lookup -a wrong for $nbad of $((nok + nbad)) addresses of $m"
+			sed '$d' <<<"$res" | detail
+		fi
+	done
+	# Nothing at 0x10: the last command prints no Address/Summary.
+	if awk '/^\(lldb\) image lookup -a 0x10$/ { on = 1; next } on && /Summary:|Address:/ { f = 1 } END { exit !(on && !f) }' "$W/lldb-run-$label.out"; then
+		ok "lldb $label: image lookup -a 0x10 finds nothing"
+	else
+		bad "lldb $label: image lookup -a 0x10 found something (or lldb did not get there)"
+		tail -n 5 "$W/lldb-run-$label.out" | detail
+	fi
+}
+t0=$(date +%s)
+if [ "${MODSECT_VM_LLDB:-1}" = 0 ]; then
+	echo "skip: lldb (MODSECT_VM_LLDB=0)"
+elif ! command -v lldb >/dev/null 2>&1; then
+	bad "lldb not installed (apt-get install -y lldb, or MODSECT_VM_LLDB=0)"
+else
+	for c in static shloop; do
+		F=$(cap_file "$c")
+		rc=0
+		ms "lldb-$c-modsect_test" lldb --capture "$F" --search "$TD" modsect_test -o "$W/$c-modsect_test.lldb" || rc=$?
+		if [ "$rc" = 0 ]; then
+			check_lldb "$c-modsect_test" "$W/$c-modsect_test.lldb" modsect_test
+		else
+			bad "[$c] modsect lldb modsect_test: rc=$rc"
+			detail <"$W/lldb-$c-modsect_test.err"
+		fi
+	done
+	rc=0
+	ms lldb-static-all lldb --all --capture "$CAP_static" --search "$TD" -o "$W/static-all.lldb" || rc=$?
+	if [ "$rc" = 0 ]; then
+		# shellcheck disable=SC2086
+		check_lldb static-all "$W/static-all.lldb" $MODS
+	else
+		bad "[static] modsect lldb --all: rc=$rc"
+		detail <"$W/lldb-static-all.err"
+	fi
+fi
+T_LLDB=$(($(date +%s) - t0))
+
+# --- 5. modsect sections / list -------------------------------------------------------
+if ms sections-static sections --capture "$CAP_static" --search "$TD" modsect_test; then
+	o=$W/sections-static.out
+	text=$(awk '$1 == "modsect_test" && $2 == ".text" { print $3 }' "$VM_RUN/sections.txt")
+	if awk '$1 == ".init.text" && $NF == "freed" { f = 1 } END { exit !f }' "$o"; then
+		ok "sections modsect_test: .init.text freed"
+	else
+		bad "sections modsect_test: .init.text not listed as freed"
+		detail <"$o"
+	fi
+	if awk -v t="$text" '$1 == ".text" && $2 == t && $NF == "loaded" { f = 1 } END { exit !f }' "$o"; then
+		ok "sections modsect_test: .text $text loaded"
+	else
+		bad "sections modsect_test: .text not at $text / not loaded"
+	fi
+	if awk '$1 == ".data..percpu" && $NF == "percpu" { f = 1 } END { exit !f }' "$o"; then
+		ok "sections modsect_test: .data..percpu is percpu"
+	else
+		bad "sections modsect_test: .data..percpu not shown as percpu"
+	fi
+	if grep -qE '^verified: +build-id' "$o" && grep -qE '^module: +modsect_test \(live\)' "$o"; then
+		ok "sections modsect_test: live, verified: build-id"
+	else
+		bad "sections modsect_test: header lacks 'live' / 'verified: build-id'"
+		head -n 3 "$o" | detail
+	fi
+else
+	bad "modsect sections --capture static modsect_test failed"
+	detail <"$W/sections-static.err"
+fi
+if ms sections-json sections --json --capture "$CAP_static" --search "$TD" modsect_test &&
+	command -v jq >/dev/null 2>&1; then
+	if jq -e . "$W/sections-json.out" >/dev/null 2>&1; then
+		ok "sections --json: valid JSON"
+	else
+		bad "sections --json: not valid JSON"
+	fi
+fi
+for c in static shloop; do
+	F=$(cap_file "$c")
+	if ms "list-$c" list --capture "$F" --search "$TD"; then
+		want=build-id
+		[ "$c" = static ] || want=unverified
+		n=0
+		for m in $MODS; do
+			wf=$(awk -v m="$m" '$1 == m { print $3 }' "$W/modules")
+			read -r _ _ _ gv gf <<<"$(awk -v m="$m" '$1 == m' "$W/list-$c.out")"
+			if [ "${gv:-}" = "$want" ] && [ "$(readlink -f "${gf:-/nonexistent}")" = "$wf" ]; then
+				n=$((n + 1))
+			else
+				bad "[$c] list: $m: '${gv:-}' '${gf:-}', want $want $wf"
+			fi
+		done
+		nl=$(awk 'NR > 1' "$W/list-$c.out" | wc -l)
+		if [ "$n" = "$(wc -l <"$W/modules")" ] && [ "$nl" = "$n" ]; then
+			ok "[$c] list: all $n modules $want, right files"
+		else
+			bad "[$c] list: $n of $nl lines right"
+			detail <"$W/list-$c.out"
+		fi
+	else
+		bad "[$c] modsect list --capture failed"
+		detail <"$W/list-$c.err"
+	fi
+done
+if ms list-json list --json --capture "$CAP_static" --search "$TD" && command -v jq >/dev/null 2>&1; then
+	if jq -e . "$W/list-json.out" >/dev/null 2>&1; then
+		ok "list --json: valid JSON"
+	else
+		bad "list --json: not valid JSON"
+	fi
+fi
+
+echo "timing: gdb live ${T_GDB_LIVE}s, gdb offline ${T_GDB_OFFLINE}s, lldb ${T_LLDB}s"
+if [ -z "${MODSECT_VM_TEST_ATTACH:-}" ]; then
+	vm_stop
+fi
+echo "files: $W"
+finish
