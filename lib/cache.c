@@ -25,8 +25,9 @@ static int cache_dir(const struct ms_ctx *ctx, char **ret, struct ms_err *err)
 	else if ((base = getenv("HOME")) && base[0] == '/')
 		n = asprintf(ret, "%s/.cache/modsect", base);
 	else
-		return ms_err_set(err, ENOENT,
-				  "no cache directory for decompressed modules: set XDG_CACHE_HOME or HOME");
+		return ms_err_set(
+			err, ENOENT,
+			"no cache directory for decompressed modules: set XDG_CACHE_HOME or HOME");
 	return n < 0 ? ms_err_errno(err, ENOMEM, "cache") : 0;
 }
 
@@ -80,8 +81,8 @@ int ms_cache_store(const struct ms_ctx *ctx, const void *buf, size_t len,
 	if (!same_content(path, buf, len)) {
 		r = mkdir_p(dir);
 		if (r)
-			ms_err_errno(err, -r, "cannot create cache directory %s",
-				     dir);
+			ms_err_errno(err, -r,
+				     "cannot create cache directory %s", dir);
 		else
 			r = ms_write_out(path, buf, len, err);
 	}

@@ -106,7 +106,8 @@ static struct ms_module *get_module(struct parser *p, const char *name)
 		return NULL;
 	}
 	/* Lines of one module come together; look back before searching. */
-	if (map->nmodules && ms_modname_eq(map->modules[map->nmodules - 1].name, name))
+	if (map->nmodules &&
+	    ms_modname_eq(map->modules[map->nmodules - 1].name, name))
 		return &map->modules[map->nmodules - 1];
 	for (size_t i = 0; i < map->nmodules; i++)
 		if (ms_modname_eq(map->modules[i].name, name))
@@ -146,7 +147,8 @@ static int add_section(struct parser *p, const char *mod, char *sec,
 		return perr(p, "bad address \"%.40s\"", addr_s);
 	if ((m->nsections & (m->nsections - 1)) == 0) {
 		n = realloc(m->sections,
-			    (m->nsections ? 2 * m->nsections : 16) * sizeof(*n));
+			    (m->nsections ? 2 * m->nsections : 16) *
+				    sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		m->sections = n;
@@ -169,7 +171,8 @@ static int add_ksym(struct parser *p, const char *mod, const char *addr_s,
 	if (parse_hex(addr_s, false, &addr) < 0 || strlen(type) != 1)
 		return perr(p, "bad kallsyms line for %s", mod);
 	if ((m->nksyms & (m->nksyms - 1)) == 0) {
-		n = realloc(m->ksyms, (m->nksyms ? 2 * m->nksyms : 16) * sizeof(*n));
+		n = realloc(m->ksyms,
+			    (m->nksyms ? 2 * m->nksyms : 16) * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		m->ksyms = n;
@@ -258,29 +261,37 @@ static int parse_line(struct parser *p, char *line, bool *native)
 		return 0;
 	if (strcmp(f[0], CAPTURE_MAGIC) == 0) {
 		if (n != 2 || strcmp(f[1], "1") != 0)
-			return perr(p, "unsupported capture format \"%s\" (this modsect reads format 1)",
-				    n == 2 ? f[1] : "?");
+			return perr(
+				p,
+				"unsupported capture format \"%s\" (this modsect reads format 1)",
+				n == 2 ? f[1] : "?");
 		*native = true;
 		return 0;
 	}
 	if (strcmp(f[0], "release") == 0 || strcmp(f[0], "machine") == 0) {
 		if (n != 2)
 			return perr(p, "\"%s\" takes one value", f[0]);
-		return set_once(p, f[0][0] == 'r' ? &p->map->release :
-						    &p->map->machine,
-				f[1], f[0]);
+		return set_once(
+			p, f[0][0] == 'r' ? &p->map->release : &p->map->machine,
+			f[1], f[0]);
 	}
 	if (strcmp(f[0], "module") == 0 || strcmp(f[0], "srcversion") == 0 ||
 	    strcmp(f[0], "build-id") == 0)
 		return module_field(p, f[0], f, n);
 	if (strcmp(f[0], "section") == 0) {
 		if (n != 4)
-			return perr(p, "\"section\" takes a module, a name and an address%s", "");
+			return perr(
+				p,
+				"\"section\" takes a module, a name and an address%s",
+				"");
 		return add_section(p, f[1], f[2], f[3], true);
 	}
 	if (strcmp(f[0], "kallsyms") == 0) {
 		if (n != 5)
-			return perr(p, "\"kallsyms\" takes a module, an address, a type and a name%s", "");
+			return perr(
+				p,
+				"\"kallsyms\" takes a module, an address, a type and a name%s",
+				"");
 		return add_ksym(p, f[1], f[2], f[3], f[4]);
 	}
 	/* "ADDR TYPE SYMBOL [MOD]" from /proc/kallsyms; core symbols skipped. */
@@ -332,7 +343,8 @@ int ms_map_parse_capture(const char *text, size_t len, const char *origin,
 
 	err->code = 0;
 	if (memchr(text, '\0', len))
-		return ms_err_set(err, EINVAL, "%s: not a text file (contains NUL bytes)",
+		return ms_err_set(err, EINVAL,
+				  "%s: not a text file (contains NUL bytes)",
 				  origin);
 	p.map = calloc(1, sizeof(*p.map));
 	copy = malloc(len + 1);
@@ -361,8 +373,10 @@ int ms_map_parse_capture(const char *text, size_t len, const char *origin,
 	if (!r)
 		drop_sectionless(p.map);
 	if (!r && p.map->nmodules == 0)
-		r = ms_err_set(err, EINVAL, "%s: no module sections found (is this a capture?)",
-			       origin);
+		r = ms_err_set(
+			err, EINVAL,
+			"%s: no module sections found (is this a capture?)",
+			origin);
 	if (!r)
 		r = ms_map_finish(p.map, err);
 	if (r) {
@@ -404,7 +418,8 @@ static void put_escaped(FILE *out, const char *s)
 
 int ms_capture_write(FILE *out, const struct ms_map *map, struct ms_err *err)
 {
-	fprintf(out, "# modsect capture of %zu modules; read it with modsect --capture FILE, see modsect(1)\n",
+	fprintf(out,
+		"# modsect capture of %zu modules; read it with modsect --capture FILE, see modsect(1)\n",
 		map->nmodules);
 	fprintf(out, "%s %d\n", CAPTURE_MAGIC, CAPTURE_VERSION);
 	if (map->release)
@@ -417,13 +432,15 @@ int ms_capture_write(FILE *out, const struct ms_map *map, struct ms_err *err)
 		fprintf(out, "module %s %s\n", m->name,
 			m->initstate ? m->initstate : "unknown");
 		if (m->srcversion)
-			fprintf(out, "srcversion %s %s\n", m->name, m->srcversion);
+			fprintf(out, "srcversion %s %s\n", m->name,
+				m->srcversion);
 		if (m->build_id)
 			fprintf(out, "build-id %s %s\n", m->name, m->build_id);
 		for (size_t j = 0; j < m->nsections; j++) {
 			fprintf(out, "section %s ", m->name);
 			put_escaped(out, m->sections[j].name);
-			fprintf(out, " 0x%016" PRIx64 "\n", m->sections[j].addr);
+			fprintf(out, " 0x%016" PRIx64 "\n",
+				m->sections[j].addr);
 		}
 		for (size_t j = 0; j < m->nksyms; j++) {
 			fprintf(out, "kallsyms %s %016" PRIx64 " %c ", m->name,

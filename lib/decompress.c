@@ -125,8 +125,7 @@ static int unzstd(const void *buf, size_t len, struct growbuf *g,
 }
 
 int ms_decompress(const void *buf, size_t len, void **out_ret,
-		  size_t *outlen_ret, const char **kind_ret,
-		  struct ms_err *err)
+		  size_t *outlen_ret, const char **kind_ret, struct ms_err *err)
 {
 	static const unsigned char gz[] = { 0x1f, 0x8b };
 	static const unsigned char xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
@@ -148,7 +147,8 @@ int ms_decompress(const void *buf, size_t len, void **out_ret,
 		return 0;
 	}
 	if (r == -EFBIG || r == -ENOMEM)
-		ms_err_set(err, -r, "%s data decompresses to more than %zu bytes",
+		ms_err_set(err, -r,
+			   "%s data decompresses to more than %zu bytes",
 			   *kind_ret, MAX_OUT);
 	if (r) {
 		free(g.p);

@@ -16,9 +16,10 @@ static int check_path(const char *s, struct ms_err *err)
 {
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
-			return ms_err_set(err, EINVAL,
-					  "path contains a control character (byte 0x%02x); refusing to write it into a debugger script",
-					  *c);
+			return ms_err_set(
+				err, EINVAL,
+				"path contains a control character (byte 0x%02x); refusing to write it into a debugger script",
+				*c);
 	return 0;
 }
 
@@ -41,7 +42,8 @@ static int quote(const char *s, const char *specials, bool wrap, char **ret,
 	if (wrap)
 		*o++ = '"';
 	for (const char *c = s; *c; c++) {
-		if (wrap ? strchr(specials, *c) != NULL : !plain((unsigned char)*c))
+		if (wrap ? strchr(specials, *c) != NULL :
+			   !plain((unsigned char)*c))
 			*o++ = '\\';
 		*o++ = *c;
 	}
@@ -113,29 +115,36 @@ static void header(FILE *out, const struct ms_layout *l)
 		m->initstate ? m->initstate : "initstate unknown",
 		ms_modfile_path(l->file));
 	if (ms_modfile_compression(l->file))
-		fprintf(out, ", %s-decompressed", ms_modfile_compression(l->file));
+		fprintf(out, ", %s-decompressed",
+			ms_modfile_compression(l->file));
 	fputc('\n', out);
 	if (l->verify == MS_VERIFIED_BUILD_ID)
-		fprintf(out, "# verified: build-id %s matches the loaded module\n",
+		fprintf(out,
+			"# verified: build-id %s matches the loaded module\n",
 			bid);
 	else if (l->verify == MS_VERIFIED_SRCVERSION)
-		fprintf(out, "# verified: srcversion %s matches the loaded module\n",
+		fprintf(out,
+			"# verified: srcversion %s matches the loaded module\n",
 			m->srcversion);
 	else if (l->verify == MS_FORCED)
 		fprintf(out, "# NOT VERIFIED, forced: %s\n", l->note);
 	else
 		fprintf(out, "# unverified: %s\n", l->note ? l->note : "");
-	comment_list(out, l, MS_PLACE_INIT_FREED,
-		     "freed after init (the module is live) and maybe reused; parked where nothing is mapped (--init keeps their stale addresses)");
+	comment_list(
+		out, l, MS_PLACE_INIT_FREED,
+		"freed after init (the module is live) and maybe reused; parked where nothing is mapped (--init keeps their stale addresses)");
 	if (l->init_included)
-		fprintf(out, "# .init sections included at their load addresses (%s)\n",
+		fprintf(out,
+			"# .init sections included at their load addresses (%s)\n",
 			m->initstate && !strcmp(m->initstate, "coming") ?
 				"the module is still initializing" :
 				"--init; they may be freed and reused");
-	comment_list(out, l, MS_PLACE_PARKED,
-		     "not loaded by the kernel or address unknown; parked in the non-canonical hole so no real address resolves to them");
-	comment_list(out, l, MS_PLACE_PERCPU,
-		     "per-cpu base from kallsyms: &var is the per-cpu pointer; CPU n's copy is at &var + __per_cpu_offset[n]");
+	comment_list(
+		out, l, MS_PLACE_PARKED,
+		"not loaded by the kernel or address unknown; parked in the non-canonical hole so no real address resolves to them");
+	comment_list(
+		out, l, MS_PLACE_PERCPU,
+		"per-cpu base from kallsyms: &var is the per-cpu pointer; CPU n's copy is at &var + __per_cpu_offset[n]");
 }
 
 int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err)
@@ -144,11 +153,13 @@ int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err)
 	char *path;
 	int r = check_names(l, err);
 
-	if (r || (r = ms_quote_gdb(ms_modfile_debugger_path(l->file), &path, err)))
+	if (r ||
+	    (r = ms_quote_gdb(ms_modfile_debugger_path(l->file), &path, err)))
 		return r;
 	header(out, l);
 	for (size_t i = 0; i < l->nsecs; i++)
-		if (!strcmp(l->secs[i].name, ".text") && l->secs[i].place == MS_PLACE_LOADED)
+		if (!strcmp(l->secs[i].name, ".text") &&
+		    l->secs[i].place == MS_PLACE_LOADED)
 			text = &l->secs[i];
 	/* .text goes first and positional: gdb before 9 requires it. */
 	fprintf(out, "add-symbol-file %s", path);
@@ -168,7 +179,8 @@ int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err)
 	char *path;
 	int r = check_names(l, err);
 
-	if (r || (r = ms_quote_lldb(ms_modfile_debugger_path(l->file), &path, err)))
+	if (r ||
+	    (r = ms_quote_lldb(ms_modfile_debugger_path(l->file), &path, err)))
 		return r;
 	header(out, l);
 	fprintf(out, "target modules add %s\n", path);

@@ -271,19 +271,21 @@ int ms_finder_open(struct ms_finder *fi, const char *modname,
 		r = -first.code;
 	} else if (!r && !best) {
 		if (fi->moddir)
-			r = ms_err_set(err, ENOENT,
-				       "no file for module %s: not in %s/modules.dep%s; give the file, --moddir or --search DIR",
-				       modname, fi->moddir,
-				       ms_ctx_search_count(fi->ctx) ?
-					       " nor in the --search trees" :
-					       "");
+			r = ms_err_set(
+				err, ENOENT,
+				"no file for module %s: not in %s/modules.dep%s; give the file, --moddir or --search DIR",
+				modname, fi->moddir,
+				ms_ctx_search_count(fi->ctx) ?
+					" nor in the --search trees" :
+					"");
 		else
-			r = ms_err_set(err, ENOENT,
-				       "no file for module %s: the kernel release is unknown%s; give the file, --moddir or --search DIR",
-				       modname,
-				       ms_ctx_search_count(fi->ctx) ?
-					       " and the --search trees have none" :
-					       "");
+			r = ms_err_set(
+				err, ENOENT,
+				"no file for module %s: the kernel release is unknown%s; give the file, --moddir or --search DIR",
+				modname,
+				ms_ctx_search_count(fi->ctx) ?
+					" and the --search trees have none" :
+					"");
 	}
 	free(name);
 	if (r) {

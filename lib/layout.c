@@ -53,19 +53,22 @@ int ms_check_name(const char *what, const char *name, struct ms_err *err)
 	if (!*name)
 		return ms_err_set(err, EINVAL, "empty %s name", what);
 	if (name[0] == '-')
-		return ms_err_set(err, EINVAL,
-				  "%s name \"%.64s\" starts with '-', which a debugger would take for an option; refusing it",
-				  what, name);
+		return ms_err_set(
+			err, EINVAL,
+			"%s name \"%.64s\" starts with '-', which a debugger would take for an option; refusing it",
+			what, name);
 	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
 		if (*c <= 0x20 || *c >= 0x7f || *c == '"' || *c == '\'' ||
 		    *c == '`' || *c == '\\')
-			return ms_err_set(err, EINVAL,
-					  "%s name contains %s (byte 0x%02x); refusing to pass it to a debugger",
-					  what,
-					  *c <= 0x20 || *c == 0x7f ? "whitespace or a control character" :
-					  *c >= 0x80		   ? "a non-ASCII byte" :
-								     "a quote or backslash",
-					  *c);
+			return ms_err_set(
+				err, EINVAL,
+				"%s name contains %s (byte 0x%02x); refusing to pass it to a debugger",
+				what,
+				*c <= 0x20 || *c == 0x7f ?
+					"whitespace or a control character" :
+				*c >= 0x80 ? "a non-ASCII byte" :
+					     "a quote or backslash",
+				*c);
 	return 0;
 }
 
@@ -91,31 +94,36 @@ static int verify(struct ms_layout *l, unsigned int flags, struct ms_err *err)
 		snprintf(why, sizeof(why), "%s is module %s, not %s", path,
 			 fname, m->name);
 	else if (m->build_id && fbid && strcmp(m->build_id, fbid))
-		snprintf(why, sizeof(why),
-			 "build-id of loaded module %s is %s but %s has %s: it is not the loaded build",
-			 m->name, m->build_id, path, fbid);
+		snprintf(
+			why, sizeof(why),
+			"build-id of loaded module %s is %s but %s has %s: it is not the loaded build",
+			m->name, m->build_id, path, fbid);
 	else if (m->build_id && fbid)
 		l->verify = MS_VERIFIED_BUILD_ID;
 	else if (m->srcversion && fsrc && strcmp(m->srcversion, fsrc))
-		snprintf(why, sizeof(why),
-			 "srcversion of loaded module %s is %s but %s has %s: it is not the loaded build",
-			 m->name, m->srcversion, path, fsrc);
+		snprintf(
+			why, sizeof(why),
+			"srcversion of loaded module %s is %s but %s has %s: it is not the loaded build",
+			m->name, m->srcversion, path, fsrc);
 	else if (m->srcversion && fsrc)
 		l->verify = MS_VERIFIED_SRCVERSION;
 	else if (m->build_id)
-		snprintf(why, sizeof(why),
-			 "loaded module %s has build-id %s but %s has none, and no srcversion to compare",
-			 m->name, m->build_id, path);
+		snprintf(
+			why, sizeof(why),
+			"loaded module %s has build-id %s but %s has none, and no srcversion to compare",
+			m->name, m->build_id, path);
 
 	if (why[0] && !(flags & MS_LAYOUT_FORCE))
-		return ms_err_set(err, EBADMSG, "%s; give the right file, or --force", why);
+		return ms_err_set(err, EBADMSG,
+				  "%s; give the right file, or --force", why);
 	if (why[0]) {
 		l->verify = MS_FORCED;
 		l->note = strdup(why);
 	} else if (l->verify == MS_UNVERIFIED) {
-		l->note = strdup(m->build_id || m->srcversion ?
-					 "the file has no build-id or srcversion to compare" :
-					 "the map has no build-id or srcversion to compare");
+		l->note = strdup(
+			m->build_id || m->srcversion ?
+				"the file has no build-id or srcversion to compare" :
+				"the map has no build-id or srcversion to compare");
 	}
 	return 0;
 }
@@ -204,9 +212,10 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 		struct ms_lsec *s;
 
 		if (!fs && !(flags & MS_LAYOUT_FORCE)) {
-			r = ms_err_set(err, EBADMSG,
-				       "module %s has section %s loaded, but %s has no such section: it is not the loaded build; give the right file, or --force",
-				       mod->name, ms->name, ms_modfile_path(f));
+			r = ms_err_set(
+				err, EBADMSG,
+				"module %s has section %s loaded, but %s has no such section: it is not the loaded build; give the right file, or --force",
+				mod->name, ms->name, ms_modfile_path(f));
 			break;
 		}
 		s = add(l, fs, ms->name);
@@ -226,7 +235,8 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 		const struct ms_filesec *fs = ms_modfile_section(f, i);
 		uint64_t base;
 
-		if (!(fs->flags & SHF_ALLOC) || ms_module_section(mod, fs->name))
+		if (!(fs->flags & SHF_ALLOC) ||
+		    ms_module_section(mod, fs->name))
 			continue;
 		add(l, fs, fs->name)->place = MS_PLACE_PARKED;
 		if (strcmp(fs->name, ".data..percpu") == 0 && fs->size &&
@@ -241,17 +251,20 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 		for (size_t i = 0; i < l->nsecs; i++)
 			any |= l->secs[i].place == MS_PLACE_LOADED;
 		if (!any)
-			r = ms_err_set(err, ENOENT,
-				       "module %s: none of the sections of %s is in the map; the module is not (or no longer) loaded",
-				       mod->name, ms_modfile_path(f));
+			r = ms_err_set(
+				err, ENOENT,
+				"module %s: none of the sections of %s is in the map; the module is not (or no longer) loaded",
+				mod->name, ms_modfile_path(f));
 	}
 	/* Park what has no real address, one after another, aligned. */
 	for (size_t i = 0; !r && i < l->nsecs; i++) {
 		struct ms_lsec *s = &l->secs[i];
-		const struct ms_filesec *fs = ms_modfile_section_by_name(f, s->name);
+		const struct ms_filesec *fs =
+			ms_modfile_section_by_name(f, s->name);
 		uint64_t align = fs && fs->align > 1 ? fs->align : 1;
 
-		if (s->place != MS_PLACE_PARKED && s->place != MS_PLACE_INIT_FREED)
+		if (s->place != MS_PLACE_PARKED &&
+		    s->place != MS_PLACE_INIT_FREED)
 			continue;
 		if (align > 4096)
 			align = 4096;

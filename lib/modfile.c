@@ -55,7 +55,8 @@ static int read_build_id(struct ms_modfile *f, Elf_Scn *scn)
 	size_t off = 0, name_off, desc_off, next;
 	GElf_Nhdr nh;
 
-	while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+	while (d &&
+	       (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 		    memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 &&
 		    nh.n_descsz > 0 && nh.n_descsz <= 64) {
@@ -124,10 +125,12 @@ static int read_sections(struct ms_modfile *f, struct ms_err *err)
 		if (!name)
 			return elf_error(err, f->path, "bad section name");
 		if (sh.sh_type != SHT_NOBITS && sh.sh_size > 0 &&
-		    (sh.sh_offset > f->size || sh.sh_size > f->size - sh.sh_offset))
-			return ms_err_set(err, EINVAL,
-					  "%s: section %s lies past the end of the file",
-					  f->path, name);
+		    (sh.sh_offset > f->size ||
+		     sh.sh_size > f->size - sh.sh_offset))
+			return ms_err_set(
+				err, EINVAL,
+				"%s: section %s lies past the end of the file",
+				f->path, name);
 		f->secs[i] = (struct ms_filesec){ .name = name,
 						  .flags = sh.sh_flags,
 						  .size = sh.sh_size,
@@ -136,7 +139,8 @@ static int read_sections(struct ms_modfile *f, struct ms_err *err)
 		f->scn_index[i] = elf_ndxscn(scn);
 		i++;
 		r = 0;
-		if (sh.sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0)
+		if (sh.sh_type == SHT_NOTE &&
+		    strcmp(name, ".note.gnu.build-id") == 0)
 			r = read_build_id(f, scn);
 		else if (strcmp(name, ".modinfo") == 0)
 			r = read_modinfo(f, scn);
@@ -176,13 +180,15 @@ static int open_image(const struct ms_ctx *ctx, struct ms_modfile *f,
 	f->elf = elf_memory(f->image, f->size);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF)
 		return ms_err_set(err, EINVAL, "%s: not an ELF file%s", f->path,
-				  f->compression ? " (after decompression)" : "");
+				  f->compression ? " (after decompression)" :
+						   "");
 	if (!gelf_getehdr(f->elf, &eh))
 		return elf_error(err, f->path, "bad ELF header");
 	if (eh.e_type != ET_REL)
-		return ms_err_set(err, EINVAL,
-				  "%s: not a kernel module (ELF type %u, a module is relocatable, type 1)",
-				  f->path, eh.e_type);
+		return ms_err_set(
+			err, EINVAL,
+			"%s: not a kernel module (ELF type %u, a module is relocatable, type 1)",
+			f->path, eh.e_type);
 	f->elfclass = gelf_getclass(f->elf);
 	r = read_sections(f, err);
 	if (r)
@@ -303,7 +309,8 @@ int ms_modfile_foreach_symbol(const struct ms_modfile *f, const char *secname,
 			int r;
 
 			if (!gelf_getsym(d, (int)i, &sym) ||
-			    sym.st_shndx != f->scn_index[want] || sym.st_name == 0 ||
+			    sym.st_shndx != f->scn_index[want] ||
+			    sym.st_name == 0 ||
 			    GELF_ST_TYPE(sym.st_info) == STT_SECTION)
 				continue;
 			name = elf_strptr(f->elf, sh.sh_link, sym.st_name);

@@ -51,7 +51,8 @@ void ms_ctx_free(struct ms_ctx *ctx);
 int ms_ctx_set_root(struct ms_ctx *ctx, const char *root, struct ms_err *err);
 int ms_ctx_set_moddir(struct ms_ctx *ctx, const char *dir, struct ms_err *err);
 int ms_ctx_add_search(struct ms_ctx *ctx, const char *dir, struct ms_err *err);
-int ms_ctx_set_cache_dir(struct ms_ctx *ctx, const char *dir, struct ms_err *err);
+int ms_ctx_set_cache_dir(struct ms_ctx *ctx, const char *dir,
+			 struct ms_err *err);
 const char *ms_ctx_root(const struct ms_ctx *ctx);
 const char *ms_ctx_moddir(const struct ms_ctx *ctx);
 size_t ms_ctx_search_count(const struct ms_ctx *ctx);

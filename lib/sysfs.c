@@ -74,8 +74,9 @@ static void free_sections(struct ms_section *s, size_t n)
 }
 
 /* One pass over sections/; returns -ENOENT if the module went away. */
-static int read_sections_once(int secfd, const char *mod, struct ms_section **ret,
-			      size_t *n_ret, struct ms_err *err)
+static int read_sections_once(int secfd, const char *mod,
+			      struct ms_section **ret, size_t *n_ret,
+			      struct ms_err *err)
 {
 	struct ms_section *secs = NULL;
 	size_t n = 0, cap = 0;
@@ -93,21 +94,24 @@ static int read_sections_once(int secfd, const char *mod, struct ms_section **re
 		char buf[64];
 		uint64_t addr;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		r = read_small(secfd, de->d_name, buf, sizeof(buf));
 		if (r == -EACCES || r == -EPERM) {
-			ms_err_errno(err, -r,
-				     "cannot read /sys/module/%s/sections/%s (reading section addresses needs root)",
-				     mod, de->d_name);
+			ms_err_errno(
+				err, -r,
+				"cannot read /sys/module/%s/sections/%s (reading section addresses needs root)",
+				mod, de->d_name);
 			break;
 		}
 		if (r < 0)
 			break;
 		if (parse_addr(buf, &addr) < 0) {
-			r = ms_err_set(err, EINVAL,
-				       "/sys/module/%s/sections/%s: not an address: \"%.40s\"",
-				       mod, de->d_name, strip(buf));
+			r = ms_err_set(
+				err, EINVAL,
+				"/sys/module/%s/sections/%s: not an address: \"%.40s\"",
+				mod, de->d_name, strip(buf));
 			break;
 		}
 		if (n == cap) {
@@ -187,7 +191,8 @@ static char *read_build_id(int modfd)
 		name_off = off + sizeof(h);
 		desc_off = name_off + ((h.n_namesz + 3u) & ~3u);
 		next = desc_off + ((h.n_descsz + 3u) & ~3u);
-		if (h.n_namesz > 64 || h.n_descsz > 256 || desc_off + h.n_descsz > (size_t)n)
+		if (h.n_namesz > 64 || h.n_descsz > 256 ||
+		    desc_off + h.n_descsz > (size_t)n)
 			break;
 		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 &&
 		    memcmp(buf + name_off, "GNU", 4) == 0 && h.n_descsz > 0) {
@@ -263,9 +268,10 @@ static int read_module(int sysmod, const char *name, struct ms_module *m,
 	close(secfd);
 	close(modfd);
 	if (r == -EAGAIN)
-		return ms_err_set(err, EAGAIN,
-				  "module %s kept changing while it was read (loaded and unloaded %d times); try again",
-				  name, MAX_TRIES);
+		return ms_err_set(
+			err, EAGAIN,
+			"module %s kept changing while it was read (loaded and unloaded %d times); try again",
+			name, MAX_TRIES);
 	if (r)
 		return r;
 	if (!(m->name = strdup(name)))
@@ -305,7 +311,8 @@ static int add_ksym(struct ms_module *m, const char *name, uint64_t addr,
 	struct ms_ksym *n;
 
 	if ((m->nksyms & (m->nksyms - 1)) == 0) {
-		n = realloc(m->ksyms, (m->nksyms ? 2 * m->nksyms : 16) * sizeof(*n));
+		n = realloc(m->ksyms,
+			    (m->nksyms ? 2 * m->nksyms : 16) * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		m->ksyms = n;
@@ -338,8 +345,8 @@ static void read_kallsyms(const char *root, struct ms_map *map)
 		uint64_t addr;
 		struct ms_module *m;
 
-		if (sscanf(line, "%" SCNx64 " %c %511s [%255[^]]]", &addr, &type,
-			   name, mod) != 4)
+		if (sscanf(line, "%" SCNx64 " %c %511s [%255[^]]]", &addr,
+			   &type, name, mod) != 4)
 			continue;
 		if (addr == 0)
 			break; /* hidden: all are zero */
@@ -408,9 +415,10 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 		normalize(name);
 		r = add_module(map, sysmod, name, &cap, err);
 		if (r == -ENOENT || r == -ENOTDIR)
-			r = ms_err_set(err, ENOENT,
-				       "module %s is not loaded (no %s/%s/sections)",
-				       only_module, path, name);
+			r = ms_err_set(
+				err, ENOENT,
+				"module %s is not loaded (no %s/%s/sections)",
+				only_module, path, name);
 		else if (r && !err->msg[0])
 			r = ms_err_errno(err, -r, "reading module %s", name);
 		free(name);
@@ -436,7 +444,8 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 				r = 0;
 			if (r) {
 				if (!err->msg[0])
-					ms_err_errno(err, -r, "reading module %s",
+					ms_err_errno(err, -r,
+						     "reading module %s",
 						     de->d_name);
 				break;
 			}

@@ -9,8 +9,7 @@
 
 int report(const struct ms_err *err, int r)
 {
-	fprintf(stderr, "modsect: %s\n",
-		err->msg[0] ? err->msg : strerror(-r));
+	fprintf(stderr, "modsect: %s\n", err->msg[0] ? err->msg : strerror(-r));
 	return -r == ENOENT ? EXIT_NOTFOUND : EXIT_REFUSED;
 }
 
@@ -62,8 +61,8 @@ int load_map(const struct ms_ctx *ctx, const struct opts *o,
 		return r;
 	r = ms_map_check_visible(map, err);
 	if (!r && only_module && !ms_map_find(map, only_module))
-		r = ms_err_set(err, ENOENT, "module %s is not in %s", only_module,
-			       map->origin);
+		r = ms_err_set(err, ENOENT, "module %s is not in %s",
+			       only_module, map->origin);
 	if (r) {
 		ms_map_free(map);
 		return r;
@@ -78,4 +77,3 @@ int write_buf(const struct opts *o, struct ms_buf *b, struct ms_err *err)
 
 	return r ? r : ms_write_out(o->output, b->data, b->len, err);
 }
-

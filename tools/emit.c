@@ -7,7 +7,8 @@
 
 unsigned int layout_flags(const struct opts *o)
 {
-	return (o->force ? MS_LAYOUT_FORCE : 0) | (o->init ? MS_LAYOUT_INIT : 0);
+	return (o->force ? MS_LAYOUT_FORCE : 0) |
+	       (o->init ? MS_LAYOUT_INIT : 0);
 }
 
 int open_modfile(const struct ms_ctx *ctx, struct ms_finder *fi,
@@ -20,11 +21,11 @@ int open_modfile(const struct ms_ctx *ctx, struct ms_finder *fi,
 }
 
 /* One module's commands into out; -ENOENT if its file is not found. */
-static int emit_one(const struct ms_ctx *ctx, struct ms_finder *fi,
-		    const struct opts *o, const struct ms_module *mod,
-		    const char *path,
-		    int (*emit)(FILE *, const struct ms_layout *, struct ms_err *),
-		    FILE *out, struct ms_err *err)
+static int
+emit_one(const struct ms_ctx *ctx, struct ms_finder *fi, const struct opts *o,
+	 const struct ms_module *mod, const char *path,
+	 int (*emit)(FILE *, const struct ms_layout *, struct ms_err *),
+	 FILE *out, struct ms_err *err)
 {
 	struct ms_modfile *f = NULL;
 	struct ms_layout *l = NULL;
@@ -82,8 +83,10 @@ int emit_modules(struct opts *o,
 		}
 	}
 	if (!r && o->all && done == 0)
-		r = ms_err_set(&err, ENOENT, "no module file found for any of the %zu modules in %s",
-			       map->nmodules, map->origin);
+		r = ms_err_set(
+			&err, ENOENT,
+			"no module file found for any of the %zu modules in %s",
+			map->nmodules, map->origin);
 	if (!r)
 		r = write_buf(o, &b, &err);
 	if (!r && missing)

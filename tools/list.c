@@ -44,26 +44,32 @@ static void print_json(FILE *out, const struct row *rows, size_t n)
 		json_object *j = json_object_new_object();
 		char buf[24];
 
-		json_object_object_add(j, "name",
-				       json_object_new_string(rows[i].mod->name));
-		json_object_object_add(j, "initstate",
-				       rows[i].mod->initstate ?
-					       json_object_new_string(rows[i].mod->initstate) :
-					       NULL);
+		json_object_object_add(
+			j, "name", json_object_new_string(rows[i].mod->name));
+		json_object_object_add(
+			j, "initstate",
+			rows[i].mod->initstate ?
+				json_object_new_string(rows[i].mod->initstate) :
+				NULL);
 		snprintf(buf, sizeof(buf), "0x%016" PRIx64,
 			 rows[i].text ? rows[i].text->addr : 0);
-		json_object_object_add(j, "text",
-				       rows[i].text ? json_object_new_string(buf) : NULL);
-		json_object_object_add(j, "file",
-				       rows[i].file ? json_object_new_string(ms_modfile_path(rows[i].file)) :
-						      NULL);
-		json_object_object_add(j, "verified",
-				       json_object_new_string(rows[i].verified));
+		json_object_object_add(
+			j, "text",
+			rows[i].text ? json_object_new_string(buf) : NULL);
+		json_object_object_add(
+			j, "file",
+			rows[i].file ? json_object_new_string(
+					       ms_modfile_path(rows[i].file)) :
+				       NULL);
+		json_object_object_add(
+			j, "verified",
+			json_object_new_string(rows[i].verified));
 		json_object_array_add(a, j);
 	}
 	fprintf(out, "%s\n",
-		json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_to_json_string_ext(
+			a, JSON_C_TO_STRING_PRETTY |
+				   JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(a);
 }
 

@@ -8,13 +8,16 @@
 
 const struct cmd commands[] = {
 #ifndef MODSECT_STATIC
-	{ "gdb", do_gdb, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT,
+	{ "gdb", do_gdb,
+	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT,
 	  "MODULE [FILE] | --all", "print gdb add-symbol-file commands", 0, 2 },
-	{ "lldb", do_lldb, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT,
+	{ "lldb", do_lldb,
+	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT,
 	  "MODULE [FILE] | --all", "print lldb target modules commands", 0, 2 },
 	{ "sections", do_sections,
 	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON | OPT_INIT,
-	  "MODULE [FILE]", "show a module's sections, addresses and state", 1, 2 },
+	  "MODULE [FILE]", "show a module's sections, addresses and state", 1,
+	  2 },
 	{ "list", do_list, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON, "",
 	  "list loaded modules, their files and verification", 0, 0 },
 #endif
@@ -28,23 +31,39 @@ static const struct {
 	unsigned int flag;
 	const char *arg, *help;
 } options[] = {
-	{ { "root", required_argument, 0, 'R' }, OPT_ROOT, "DIR",
+	{ { "root", required_argument, 0, 'R' },
+	  OPT_ROOT,
+	  "DIR",
 	  "read /sys and /proc under DIR" },
-	{ { "capture", required_argument, 0, 'c' }, OPT_CAPTURE, "FILE",
+	{ { "capture", required_argument, 0, 'c' },
+	  OPT_CAPTURE,
+	  "FILE",
 	  "read the map from a capture instead of the live system" },
-	{ { "moddir", required_argument, 0, 'm' }, OPT_MODDIR, "DIR",
+	{ { "moddir", required_argument, 0, 'm' },
+	  OPT_MODDIR,
+	  "DIR",
 	  "module directory (default /lib/modules/RELEASE)" },
-	{ { "search", required_argument, 0, 's' }, OPT_SEARCH, "DIR",
+	{ { "search", required_argument, 0, 's' },
+	  OPT_SEARCH,
+	  "DIR",
 	  "also look for module files in DIR (repeatable)" },
-	{ { "cache-dir", required_argument, 0, 'C' }, OPT_CACHE, "DIR",
+	{ { "cache-dir", required_argument, 0, 'C' },
+	  OPT_CACHE,
+	  "DIR",
 	  "where decompressed modules go (default $XDG_CACHE_HOME/modsect)" },
-	{ { "output", required_argument, 0, 'o' }, OPT_OUTPUT, "FILE",
+	{ { "output", required_argument, 0, 'o' },
+	  OPT_OUTPUT,
+	  "FILE",
 	  "write to FILE atomically instead of stdout" },
 	{ { "json", no_argument, 0, 'j' }, OPT_JSON, NULL, "print JSON" },
 	{ { "all", no_argument, 0, 'a' }, OPT_ALL, NULL, "every loaded module" },
-	{ { "force", no_argument, 0, 'f' }, OPT_FORCE, NULL,
+	{ { "force", no_argument, 0, 'f' },
+	  OPT_FORCE,
+	  NULL,
 	  "use a file whose build-id or srcversion differs" },
-	{ { "init", no_argument, 0, 'i' }, OPT_INIT, NULL,
+	{ { "init", no_argument, 0, 'i' },
+	  OPT_INIT,
+	  NULL,
 	  "keep .init sections of live modules (stale, maybe reused)" },
 	{ { "help", no_argument, 0, 'h' }, 0, NULL, "show this help" },
 };
@@ -61,22 +80,26 @@ static void cmd_usage(FILE *out, const struct cmd *c)
 			continue;
 		snprintf(left, sizeof(left), "%s%c%s--%s%s%s",
 			 strchr("oj", options[i].lo.val) ? "-" : "",
-			 strchr("oj", options[i].lo.val) ? options[i].lo.val : ' ',
+			 strchr("oj", options[i].lo.val) ? options[i].lo.val :
+							   ' ',
 			 strchr("oj", options[i].lo.val) ? ", " : "  ",
 			 options[i].lo.name, options[i].arg ? " " : "",
 			 options[i].arg ? options[i].arg : "");
-		fprintf(out, "  %-26s %s\n", left + (left[0] == ' '), options[i].help);
+		fprintf(out, "  %-26s %s\n", left + (left[0] == ' '),
+			options[i].help);
 	}
 }
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: modsect [--version] [--help] COMMAND [OPTIONS] [ARGS]\n"
-		     "Where a loaded Linux module's sections are, for debuggers.\n\nCommands:\n");
+	fprintf(out,
+		"Usage: modsect [--version] [--help] COMMAND [OPTIONS] [ARGS]\n"
+		"Where a loaded Linux module's sections are, for debuggers.\n\nCommands:\n");
 	for (const struct cmd *c = commands; c->name; c++)
 		fprintf(out, "  %-10s %s\n", c->name, c->summary);
-	fprintf(out, "\nRun 'modsect COMMAND --help' for a command's options; see modsect(1).\n"
-		     "Exit status: 0 success, 1 not found, 2 usage error, 3 refused or failed.\n");
+	fprintf(out,
+		"\nRun 'modsect COMMAND --help' for a command's options; see modsect(1).\n"
+		"Exit status: 0 success, 1 not found, 2 usage error, 3 refused or failed.\n");
 }
 
 static int usage_error(const struct cmd *c, const char *fmt, const char *arg)
@@ -114,7 +137,8 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 		if (ch == -1)
 			break;
 		if (ch == '?')
-			return usage_error(c, "unknown option '%s'", argv[optind - 1]);
+			return usage_error(c, "unknown option '%s'",
+					   argv[optind - 1]);
 		if (ch == ':')
 			return usage_error(c, "option '%s' needs an argument",
 					   argv[optind - 1]);
@@ -128,27 +152,47 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 		case 'h':
 			cmd_usage(stdout, c);
 			return -1;
-		case 'R': o->root = optarg; break;
-		case 'c': o->capture = optarg; break;
-		case 'm': o->moddir = optarg; break;
+		case 'R':
+			o->root = optarg;
+			break;
+		case 'c':
+			o->capture = optarg;
+			break;
+		case 'm':
+			o->moddir = optarg;
+			break;
 		case 's':
 			if (add_search(o, optarg))
 				return usage_error(c, "%s", "out of memory");
 			break;
-		case 'C': o->cache = optarg; break;
-		case 'o': o->output = optarg; break;
-		case 'j': o->json = true; break;
-		case 'a': o->all = true; break;
-		case 'f': o->force = true; break;
-		case 'i': o->init = true; break;
+		case 'C':
+			o->cache = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'i':
+			o->init = true;
+			break;
 		}
 	}
 	o->args = argv + optind;
 	o->nargs = argc - optind;
 	if (o->root && o->capture)
-		return usage_error(c, "%s", "--root and --capture exclude each other");
+		return usage_error(c, "%s",
+				   "--root and --capture exclude each other");
 	if (o->all && o->nargs > 0)
-		return usage_error(c, "--all takes no module (got '%s')", o->args[0]);
+		return usage_error(c, "--all takes no module (got '%s')",
+				   o->args[0]);
 	if ((c->opts & OPT_ALL) && !o->all && o->nargs == 0)
 		return usage_error(c, "%s", "give a MODULE, or --all");
 	if (o->nargs < c->min_args)

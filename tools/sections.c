@@ -68,41 +68,51 @@ static void print_json(FILE *out, const struct ms_layout *l)
 	const char *bid = ms_modfile_build_id(l->file);
 
 	json_object_object_add(o, "module", json_object_new_string(m->name));
-	json_object_object_add(o, "initstate",
-			       m->initstate ? json_object_new_string(m->initstate) : NULL);
-	json_object_object_add(o, "file",
-			       json_object_new_string(ms_modfile_path(l->file)));
-	json_object_object_add(o, "debugger_file",
-			       json_object_new_string(ms_modfile_debugger_path(l->file)));
-	json_object_object_add(o, "build_id",
-			       m->build_id ? json_object_new_string(m->build_id) : NULL);
+	json_object_object_add(
+		o, "initstate",
+		m->initstate ? json_object_new_string(m->initstate) : NULL);
+	json_object_object_add(
+		o, "file", json_object_new_string(ms_modfile_path(l->file)));
+	json_object_object_add(
+		o, "debugger_file",
+		json_object_new_string(ms_modfile_debugger_path(l->file)));
+	json_object_object_add(
+		o, "build_id",
+		m->build_id ? json_object_new_string(m->build_id) : NULL);
 	json_object_object_add(o, "file_build_id",
 			       bid ? json_object_new_string(bid) : NULL);
-	json_object_object_add(o, "verified",
-			       json_object_new_string(ms_verify_str(l->verify)));
+	json_object_object_add(
+		o, "verified",
+		json_object_new_string(ms_verify_str(l->verify)));
 	for (size_t i = 0; i < l->nsecs; i++) {
 		const struct ms_lsec *s = &l->secs[i];
 		json_object *j = json_object_new_object();
 		char fl[8];
 
 		flags_str(s->flags, fl);
-		json_object_object_add(j, "name", json_object_new_string(s->name));
+		json_object_object_add(j, "name",
+				       json_object_new_string(s->name));
 		json_object_object_add(j, "address",
 				       s->in_map ? hex(s->map_addr) :
-				       s->place == MS_PLACE_PERCPU ? hex(s->addr) :
-								     NULL);
+				       s->place == MS_PLACE_PERCPU ?
+						   hex(s->addr) :
+						   NULL);
 		json_object_object_add(j, "debugger_address", hex(s->addr));
-		json_object_object_add(j, "size", json_object_new_uint64(s->size));
+		json_object_object_add(j, "size",
+				       json_object_new_uint64(s->size));
 		json_object_object_add(j, "flags", json_object_new_string(fl));
-		json_object_object_add(j, "init", json_object_new_boolean(s->init));
-		json_object_object_add(j, "state",
-				       json_object_new_string(place_str(s->place)));
+		json_object_object_add(j, "init",
+				       json_object_new_boolean(s->init));
+		json_object_object_add(
+			j, "state",
+			json_object_new_string(place_str(s->place)));
 		json_object_array_add(a, j);
 	}
 	json_object_object_add(o, "sections", a);
 	fprintf(out, "%s\n",
-		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_to_json_string_ext(
+			o, JSON_C_TO_STRING_PRETTY |
+				   JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
 
