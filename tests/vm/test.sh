@@ -58,6 +58,8 @@ if [ -n "${MODSECT_VM_TEST_ATTACH:-}" ]; then
 	VM_QEMU_PID=$(cat "$VM_RUN/qemu.pid")
 	VM_BOOT_SECONDS=$(cat "$VM_RUN/boot.seconds")
 	VM_TESTMOD_KO=$VM_OUT/testmod/modsect_test.ko
+	VM_TESTMOD_KO_STRIPPED=$VM_OUT/testmod/modsect_test.stripped.ko
+	VM_KREL=$(cat "$VM_RUN/uname.txt")
 	VM_MODLIST=$VM_OUT/modules.list
 	kill -0 "$VM_QEMU_PID" 2>/dev/null || vm_die "no QEMU running for $VM_RUN"
 	VM_QEMU_PID= # never stop a VM we did not start
@@ -463,14 +465,18 @@ T_GDB_OFFLINE=$(($(date +%s) - t0))
 check_lldb() {
 	local label=$1 script=$2 m res
 	shift 2
+	# An address that resolves to nothing is an error for lldb, and errors
+	# end a -s script: the lookups go in a file sourced with -e false.
 	{
-		echo "settings set interpreter.stop-command-source-on-error false"
-		echo 'target create --arch x86_64 ""'
-		echo "command source $script"
 		for m in "$@"; do
 			awk '{ print "image lookup -a 0x" $2 }' "$W/sym/$m.exp"
 		done
 		echo "image lookup -a 0x10"
+	} >"$W/lldb-run-$label.lookups"
+	{
+		echo 'target create --arch x86_64 ""'
+		echo "command source $script"
+		echo "command source -e false $W/lldb-run-$label.lookups"
 	} >"$W/lldb-run-$label.lldb"
 	timeout "$GDB_TIMEOUT" lldb -b -s "$W/lldb-run-$label.lldb" >"$W/lldb-run-$label.out" 2>&1 </dev/null
 	for m in "$@"; do
@@ -572,12 +578,16 @@ else
 	bad "modsect sections --capture static modsect_test failed"
 	detail <"$W/sections-static.err"
 fi
+pcpu_kall=$(awk '$1 == "modsect_test_pcpu" { print $2 }' "$W/sym/modsect_test.exp")
 if ms sections-json sections --json --capture "$CAP_static" --search "$TD" modsect_test &&
 	command -v jq >/dev/null 2>&1; then
-	if jq -e . "$W/sections-json.out" >/dev/null 2>&1; then
-		ok "sections --json: valid JSON"
+	got=$(jq -r '[.verified, (.sections[] | select(.name == ".init.text") | .state),
+		(.sections[] | select(.name == ".data..percpu") | .state, .address)] | join(" ")' \
+		"$W/sections-json.out" 2>&1)
+	if [ "$got" = "build-id freed percpu 0x$pcpu_kall" ]; then
+		ok "sections --json: build-id, .init.text freed, .data..percpu at 0x$pcpu_kall"
 	else
-		bad "sections --json: not valid JSON"
+		bad "sections --json: '$got', want 'build-id freed percpu 0x$pcpu_kall'"
 	fi
 fi
 for c in static shloop; do
@@ -608,11 +618,56 @@ for c in static shloop; do
 	fi
 done
 if ms list-json list --json --capture "$CAP_static" --search "$TD" && command -v jq >/dev/null 2>&1; then
-	if jq -e . "$W/list-json.out" >/dev/null 2>&1; then
-		ok "list --json: valid JSON"
+	got=$(jq -r '.[] | "\(.name) \(.verified)"' "$W/list-json.out" 2>&1 | sort | tr '\n' ' ')
+	want=$(for m in $MODS; do echo "$m build-id"; done | sort | tr '\n' ' ')
+	if [ "$got" = "$want" ]; then
+		ok "list --json: every module verified by build-id"
 	else
-		bad "list --json: not valid JSON"
+		bad "list --json: '$got', want '$want'"
 	fi
+fi
+
+# --- more: other files, --init, --moddir ------------------------------------------------
+asf() { grep '^add-symbol-file ' "$1" | cut -d' ' -f3-; }
+if ms gdb-stripped gdb --capture "$CAP_static" modsect_test "$VM_TESTMOD_KO_STRIPPED" &&
+	grep -q '^# verified: build-id' "$W/gdb-stripped.out" &&
+	[ "$(asf "$W/gdb-stripped.out")" = "$(asf "$W/static-modsect_test.gdb")" ]; then
+	ok "gdb modsect_test FILE with the stripped file (same build-id): verified, same addresses"
+else
+	bad "gdb modsect_test FILE with the stripped file: not verified or other addresses"
+	cat "$W/gdb-stripped.err" "$W/gdb-stripped.out" | detail
+fi
+isofs_file=$(mod_file isofs)
+rc=0
+ms gdb-wrongfile gdb --capture "$CAP_static" modsect_test "$isofs_file" || rc=$?
+if [ "$rc" = 3 ] && [ ! -s "$W/gdb-wrongfile.out" ]; then
+	ok "gdb modsect_test with isofs.ko as FILE: refused (exit 3: $(head -n1 "$W/gdb-wrongfile.err"))"
+else
+	bad "gdb modsect_test with isofs.ko as FILE: exit $rc, want 3 and no output"
+fi
+init_addr=$(awk '$1 == "modsect_test" && $2 == ".init.text" { print $3 }' "$VM_RUN/sections.txt")
+if ms gdb-init gdb --init --capture "$CAP_static" --search "$TD" modsect_test &&
+	grep -q -- "-s .init.text $init_addr " "$W/gdb-init.out"; then
+	ok "gdb --init keeps .init.text at its stale address $init_addr"
+else
+	bad "gdb --init: .init.text is not at $init_addr"
+	grep '^add-symbol-file' "$W/gdb-init.out" | tr ' ' '\n' | grep -A1 -x -- .init.text | detail
+fi
+# The sh loop without its "release" line: stock modules need --moddir.
+grep -v '^release ' "$CAP_shloop" >"$W/norelease.txt"
+rc=0
+ms gdb-norel gdb --capture "$W/norelease.txt" --search "$TD" isofs || rc=$?
+if [ "$rc" = 1 ]; then
+	ok "gdb isofs from a capture without release, no --moddir: not found (exit 1)"
+else
+	bad "gdb isofs from a capture without release, no --moddir: exit $rc, want 1"
+fi
+if ms gdb-moddir gdb --all --capture "$W/norelease.txt" --moddir "/lib/modules/$VM_KREL" --search "$TD" &&
+	[ "$(asf "$W/gdb-moddir.out")" = "$(asf "$W/shloop.gdb")" ]; then
+	ok "gdb --all --moddir /lib/modules/$VM_KREL on a capture without release: same commands"
+else
+	bad "gdb --all --moddir on a capture without release: other commands"
+	detail <"$W/gdb-moddir.err"
 fi
 
 echo "timing: gdb live ${T_GDB_LIVE}s, gdb offline ${T_GDB_OFFLINE}s, lldb ${T_LLDB}s"

@@ -1,0 +1,113 @@
+#!/bin/bash
+# tests/vm/demo.sh - `make demo`: modsect on a real kernel, step by step.
+#
+# Boots the test VM (Debian's kernel under QEMU, KASLR on) with the static
+# modsect as the guest's /bin/modsect, shows its capture, turns the capture
+# into gdb commands on the host, and debugs the test module through QEMU's
+# gdbstub: breakpoint, backtrace, arguments, globals, locals, source.
+#
+#   MODSECT=./modsect MODSECT_STATIC=$PWD/modsect-static tests/vm/demo.sh
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+MODSECT=${MODSECT:-./modsect}
+case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
+[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
+[ -n "${MODSECT_STATIC:-}" ] || vm_die "MODSECT_STATIC (the static modsect for the guest) is not set; use make demo"
+POKE=${MODSECT_DEMO_POKE:-42}
+GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-120}
+t_start=$(date +%s)
+
+heading() { printf '\n=== %s ===\n' "$*"; }
+indent() { sed 's/^/    /'; }
+run() { printf '$ %s\n' "$*"; }
+
+heading "1. Boot Debian's kernel under QEMU with the test module"
+vm_setup
+vm_start
+echo "kernel $VM_KREL, booted in ${VM_BOOT_SECONDS}s; QEMU's gdbstub is at 127.0.0.1:$VM_GDB_PORT"
+echo "modules loaded in the guest:"
+indent <"$VM_RUN/insmod.txt"
+
+heading "2. In the guest: modsect capture (the static build, /bin/modsect)"
+echo "The guest ran 'modsect capture -o -' ($(grep -c '^section ' "$VM_RUN/capture.txt") section lines," \
+	"$(grep -c '^kallsyms ' "$VM_RUN/capture.txt") kallsyms lines, $(tail -n1 "$VM_RUN/capture-stderr.txt")). Excerpt:"
+{
+	grep -v -e '^section ' -e '^kallsyms ' -e '^module ' -e '^build-id ' "$VM_RUN/capture.txt"
+	grep -E '^(module|build-id|section) modsect_test ' "$VM_RUN/capture.txt" | head -n 12
+	echo "..."
+	grep -E '^kallsyms modsect_test .* modsect_test_(poke|data|pcpu)$' "$VM_RUN/capture.txt"
+} | indent
+grep -q '^modsect-capture ' "$VM_RUN/capture.txt" || vm_die "the guest's capture is missing"
+
+heading "3. On the host: gdb commands from the capture"
+D=$VM_RUN/demo
+mkdir -p "$D"
+cp "$VM_RUN/capture.txt" "$D/capture.txt"
+TD=$(dirname "$VM_TESTMOD_KO")
+run modsect gdb --capture capture.txt --search "$TD" modsect_test
+(cd "$D" && "$MODSECT" gdb --capture capture.txt --search "$TD" modsect_test -o modsect_test.gdb) ||
+	vm_die "modsect gdb failed"
+# The add-symbol-file line is long: one -s option per line for reading.
+sed -e '/^add-symbol-file /s/ -s /\n        -s /g' "$D/modsect_test.gdb" | indent
+echo
+run modsect sections --capture capture.txt --search "$TD" modsect_test
+(cd "$D" && "$MODSECT" sections --capture capture.txt --search "$TD" modsect_test) | indent
+
+heading "4. gdb attached to the guest: break in modsect_test_poke"
+cat >"$D/demo.gdb" <<EOF
+set pagination off
+set confirm off
+set width 0
+target remote 127.0.0.1:$VM_GDB_PORT
+source $D/modsect_test.gdb
+break modsect_test_poke
+echo \\n--- guest: echo $POKE > /sys/module/modsect_test/parameters/poke\\n
+shell printf 'poke $POKE\\n' > $VM_RUN/trigger.in
+continue
+echo \\n(gdb) bt 2        (frames above are vmlinux, whose symbols are not loaded)\\n
+bt 2
+echo \\n(gdb) info args\\n
+info args
+echo \\n(gdb) p modsect_test_data\\n
+p modsect_test_data
+echo \\n(gdb) p/x modsect_test_table\\n
+p/x modsect_test_table
+echo \\n(gdb) next\\n
+next
+echo \\n(gdb) info locals\\n
+info locals
+echo \\n(gdb) list\\n
+list
+echo \\n(gdb) info symbol \$pc\\n
+info symbol \$pc
+echo \\n(gdb) p &modsect_test_pcpu            (per-cpu offset, from kallsyms)\\n
+p &modsect_test_pcpu
+echo \\n(gdb) p *(int *)(\$gs_base + (unsigned long)&modsect_test_pcpu)     (CPU 0's copy)\\n
+p *(int *)(\$gs_base + (unsigned long)&modsect_test_pcpu)
+echo \\n(gdb) finish\\n
+finish
+delete
+echo \\n(gdb) detach\\n
+detach
+EOF
+echo "gdb script ($D/demo.gdb):"
+indent <"$D/demo.gdb"
+echo
+echo "gdb output:"
+rc=0
+timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$D/demo.gdb" >"$D/gdb.out" 2>&1 </dev/null || rc=$?
+# Hide the long echo of add-symbol-file's section list.
+awk '/^add symbol table from file/ { print; skip = 1; next } skip && /^\t/ { n++; next }
+	skip { printf "\t(... %d section addresses ...)\n", n; skip = 0 } { print }' "$D/gdb.out" | indent
+[ "$rc" = 0 ] || vm_die "gdb exited with $rc"
+grep -qE "^Breakpoint 1, .*modsect_test_poke \(value=$POKE\) at .*modsect_test\.c:[0-9]+" "$D/gdb.out" ||
+	vm_die "the breakpoint was not hit"
+
+heading "5. The guest carries on"
+vm_wait_for "^==MODSECT-ACK 1 poke $POKE rc=0==\$" 60 || vm_die "the guest did not finish the poke"
+vm_cmd dmesg 30 || vm_die "no dmesg from the guest"
+vm_section "dmesg-$VM_LAST_ACK" | grep 'modsect_test:' | indent
+vm_stop
+echo
+echo "demo finished in $(($(date +%s) - t_start))s; files in $D"
