@@ -522,7 +522,7 @@ check_lldb() {
 t0=$(date +%s)
 if [ "${MODSECT_VM_LLDB:-1}" = 0 ]; then
 	echo "skip: lldb (MODSECT_VM_LLDB=0)"
-elif ! command -v lldb >/dev/null 2>&1; then
+elif ! (vm_need_pkgs lldb:lldb) || ! command -v lldb >/dev/null 2>&1; then
 	bad "lldb not installed (apt-get install -y lldb, or MODSECT_VM_LLDB=0)"
 else
 	for c in static shloop; do
