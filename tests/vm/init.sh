@@ -42,6 +42,22 @@ if [ -x /bin/modsect ]; then
 	end capture-stderr
 fi
 
+if [ -x /bin/modsect-live ]; then
+	# modsect itself, live, as root on the real kernel.
+	L=/bin/modsect-live
+	: >/tmp/live.err
+	for c in "list" "gdb --all" "lldb modsect_test" "sections modsect_test"; do
+		set -- $c
+		begin "live-$1"
+		HOME=/tmp $L $c >&3 2>>/tmp/live.err
+		echo "rc=$?" >&3
+		end "live-$1"
+	done
+	begin live-stderr
+	cat /tmp/live.err >&3
+	end live-stderr
+fi
+
 begin sections
 for d in /sys/module/*/sections; do m=${d%/sections}; m=${m#/sys/module/}; for f in $d/.* $d/*; do [ -f "$f" ] && echo "$m ${f##*/} $(cat $f)"; done; done >&3
 end sections

@@ -189,11 +189,46 @@ vm_build_initramfs() {
 		vm_log "guest /bin/modsect <- $MODSECT_STATIC"
 	fi
 
+	# The full (dynamic) modsect runs live in the guest: its shared
+	# libraries go along, and the modules get a real /lib/modules tree
+	# with modules.dep so libkmod finds them by name.
+	if [ -n "${MODSECT_DYN:-}" ]; then
+		vm_add_dynamic "$root" "$MODSECT_DYN" /bin/modsect-live
+		mkdir -p "$root/lib/modules/$VM_KREL/kernel"
+		while read -r p; do
+			name=${p##*/}
+			name=${name%.xz}; name=${name%.zst}; name=${name%.gz}
+			cp "$root/modules/$(grep -F -- "-$name" "$root/modules/order" | head -n 1)" \
+				"$root/lib/modules/$VM_KREL/kernel/$name"
+		done <"$VM_MODLIST"
+		mkdir -p "$root/lib/modules/$VM_KREL/extra"
+		cp "$VM_TESTMOD_KO" "$root/lib/modules/$VM_KREL/extra/"
+		depmod -b "$root" "$VM_KREL" 2>/dev/null || vm_die "depmod for the initramfs failed"
+		vm_log "guest /bin/modsect-live <- $MODSECT_DYN"
+	fi
+
 	VM_INITRD=$VM_OUT/initramfs.cpio.gz
 	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
 		cpio --null -o -H newc --quiet -R 0:0) | gzip -1 >"$VM_INITRD" ||
 		vm_die "cpio failed"
 	vm_log "initramfs: $VM_INITRD ($(wc -c <"$VM_INITRD") bytes)"
+}
+
+# vm_add_dynamic ROOT BINARY DEST: copy a dynamic executable and every
+# shared library it needs (from ldd) into ROOT.
+vm_add_dynamic() {
+	local root=$1 bin=$2 dest=$3 lib
+	mkdir -p "$root$(dirname "$dest")"
+	cp "$bin" "$root$dest"
+	for lib in $(ldd "$bin" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	# The dynamic loader is looked up in /lib64 on x86-64.
+	if [ -e /lib64/ld-linux-x86-64.so.2 ] && [ ! -e "$root/lib64/ld-linux-x86-64.so.2" ]; then
+		mkdir -p "$root/lib64"
+		cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+	fi
 }
 
 # vm_setup: everything up to (not including) booting.
@@ -314,6 +349,11 @@ vm_split_capture() {
 	vm_section initstate >"$VM_RUN/initstate.txt"
 	vm_section insmod >"$VM_RUN/insmod.txt"
 	vm_section proc-modules >"$VM_RUN/proc-modules.txt"
+	vm_section live-list >"$VM_RUN/live-list.txt"
+	vm_section live-gdb >"$VM_RUN/live-gdb.txt"
+	vm_section live-lldb >"$VM_RUN/live-lldb.txt"
+	vm_section live-sections >"$VM_RUN/live-sections.txt"
+	vm_section live-stderr >"$VM_RUN/live-stderr.txt"
 	vm_section dmesg-0 >"$VM_RUN/dmesg-0.txt"
 	[ -s "$VM_RUN/sections.txt" ] || vm_die "empty sections capture"
 	[ -s "$VM_RUN/kallsyms.txt" ] || vm_die "empty kallsyms capture"

@@ -38,6 +38,8 @@ MODSECT=${MODSECT:-./modsect}
 case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
 [ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
 MODSECT_ORIG=$MODSECT
+# The same binary also runs live inside the guest (with its libraries).
+export MODSECT_DYN=${MODSECT_DYN:-$MODSECT_ORIG}
 
 npass=0 nfail=0
 ok() { printf 'ok: %s\n' "$*"; npass=$((npass + 1)); }
@@ -668,6 +670,48 @@ if ms gdb-moddir gdb --all --capture "$W/norelease.txt" --moddir "/lib/modules/$
 else
 	bad "gdb --all --moddir on a capture without release: other commands"
 	detail <"$W/gdb-moddir.err"
+fi
+
+# --- modsect live in the guest, as root on the real kernel -----------------
+# Same commands as from the static capture, apart from where the files are.
+live_rc() { tail -n 1 "$VM_RUN/live-$1.txt"; }
+asf_args() { grep '^add-symbol-file ' "$1" | cut -d' ' -f3- | sort; }
+if [ "$(live_rc list)" = rc=0 ] &&
+	[ "$(grep -c ' build-id ' "$VM_RUN/live-list.txt")" = 5 ]; then
+	ok "live in the guest: modsect list: 5 modules, all verified by build-id"
+else
+	bad "live in the guest: modsect list"
+	detail <"$VM_RUN/live-list.txt"
+fi
+if [ "$(live_rc gdb)" = rc=0 ] && [ -s "$W/static.gdb" ] &&
+	[ "$(asf_args "$VM_RUN/live-gdb.txt")" = "$(asf_args "$W/static.gdb")" ] &&
+	[ "$(grep -c '^# verified: build-id' "$VM_RUN/live-gdb.txt")" = 5 ]; then
+	ok "live in the guest: modsect gdb --all: same addresses as from the capture, 5 verified"
+else
+	bad "live in the guest: modsect gdb --all differs from the capture's"
+	diff <(asf_args "$VM_RUN/live-gdb.txt") <(asf_args "$W/static.gdb") | detail
+fi
+if [ "$(live_rc lldb)" = rc=0 ] &&
+	grep -q '^target modules load --file "/lib/modules/.*/modsect_test.ko" \.text ' "$VM_RUN/live-lldb.txt"; then
+	ok "live in the guest: modsect lldb modsect_test"
+else
+	bad "live in the guest: modsect lldb modsect_test"
+	detail <"$VM_RUN/live-lldb.txt"
+fi
+if [ "$(live_rc sections)" = rc=0 ] &&
+	grep -qE '^\.init\.text +0x[0-9a-f]{16} +[0-9]+ AX +yes +freed$' "$VM_RUN/live-sections.txt" &&
+	grep -qE '^\.data\.\.percpu +0x[0-9a-f]{16} +[0-9]+ WA +no +percpu$' "$VM_RUN/live-sections.txt" &&
+	grep -q '^verified: build-id' "$VM_RUN/live-sections.txt"; then
+	ok "live in the guest: modsect sections: .init.text freed, per-cpu base from /proc/kallsyms"
+else
+	bad "live in the guest: modsect sections"
+	detail <"$VM_RUN/live-sections.txt"
+fi
+if [ ! -s "$VM_RUN/live-stderr.txt" ]; then
+	ok "live in the guest: nothing on stderr (no sanitizer report)"
+else
+	bad "live in the guest: stderr"
+	detail <"$VM_RUN/live-stderr.txt"
 fi
 
 echo "timing: gdb live ${T_GDB_LIVE}s, gdb offline ${T_GDB_OFFLINE}s, lldb ${T_LLDB}s"
