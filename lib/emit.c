@@ -6,6 +6,7 @@
  * character is ever written into a script.
  */
 #include <errno.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,18 +131,29 @@ static void header(FILE *out, const struct ms_layout *l)
 		fprintf(out, "# NOT VERIFIED, forced: %s\n", l->note);
 	else
 		fprintf(out, "# unverified: %s\n", l->note ? l->note : "");
-	comment_list(
-		out, l, MS_PLACE_INIT_FREED,
-		"freed after init (the module is live) and maybe reused; parked where nothing is mapped (--init keeps their stale addresses)");
+	bool live = m->initstate && !strcmp(m->initstate, "live");
+	bool wide = ms_modfile_elfclass(l->file) == ELFCLASS64;
+	const char *where =
+		wide ? "parked in the non-canonical hole so no real address resolves to them" :
+		       "parked from address 0 (a 32-bit kernel has no unused range; low addresses may resolve to them)";
+	char text[512];
+
+	snprintf(
+		text, sizeof(text),
+		"%s; %s (--init keeps their stale addresses)",
+		live ? "freed after init (the module is live) and maybe reused" :
+		       "initstate not known to be coming, so treated as freed after init",
+		where);
+	comment_list(out, l, MS_PLACE_INIT_FREED, text);
 	if (l->init_included)
 		fprintf(out,
 			"# .init sections included at their load addresses (%s)\n",
 			m->initstate && !strcmp(m->initstate, "coming") ?
 				"the module is still initializing" :
 				"--init; they may be freed and reused");
-	comment_list(
-		out, l, MS_PLACE_PARKED,
-		"not loaded by the kernel or address unknown; parked in the non-canonical hole so no real address resolves to them");
+	snprintf(text, sizeof(text),
+		 "not loaded by the kernel or address unknown; %s", where);
+	comment_list(out, l, MS_PLACE_PARKED, text);
 	comment_list(
 		out, l, MS_PLACE_PERCPU,
 		"per-cpu base from kallsyms: &var is the per-cpu pointer; CPU n's copy is at &var + __per_cpu_offset[n]");

@@ -15,7 +15,7 @@ check_out "modsect lldb: exact commands" "$(cat <<X
 $LLDB_INTRO from @T@/root (kernel @REL@)
 # testmod (live) from $P
 # verified: build-id @BUILDID@ matches the loaded module
-# .init.text: freed after init (the module is live) and maybe reused; parked where nothing is mapped (--init keeps their stale addresses)
+# .init.text: freed after init (the module is live) and maybe reused; parked in the non-canonical hole so no real address resolves to them (--init keeps their stale addresses)
 # __versions, .modinfo, .data..percpu: not loaded by the kernel or address unknown; parked in the non-canonical hole so no real address resolves to them
 target modules add "$P"
 target modules load --file "$P" .text $A_TEXT .rodata $A_RODATA .note.gnu.build-id $A_NOTE .data $A_DATA .bss $A_BSS
