@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* modsect: the command table and option parsing. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,9 @@ const struct cmd commands[] = {
 	{ "list", do_list, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON, "",
 	  "list loaded modules, their files and verification", 0, 0 },
 #endif
-	{ "capture", do_capture, OPT_ROOT | OPT_OUTPUT, "",
-	  "write the live section map for use on another machine", 0, 0 },
+	{ "capture", do_capture, OPT_SOURCE | OPT_OUTPUT, "",
+	  "write the section map (live, or a capture in format 1) for another machine",
+	  0, 0 },
 	{ 0 }
 };
 
@@ -71,18 +73,19 @@ static const struct {
 
 static void cmd_usage(FILE *out, const struct cmd *c)
 {
-	fprintf(out, "Usage: modsect %s [OPTIONS] %s\n%s.\n\nOptions:\n",
-		c->name, c->args, c->summary);
+	fprintf(out, "Usage: modsect %s [OPTIONS]%s%s\n%c%s.\n\nOptions:\n",
+		c->name, *c->args ? " " : "", c->args, toupper(c->summary[0]),
+		c->summary + 1);
 	for (size_t i = 0; i < NOPTIONS; i++) {
 		char left[64];
 
 		if (options[i].flag && !(c->opts & options[i].flag))
 			continue;
 		snprintf(left, sizeof(left), "%s%c%s--%s%s%s",
-			 strchr("oj", options[i].lo.val) ? "-" : "",
-			 strchr("oj", options[i].lo.val) ? options[i].lo.val :
-							   ' ',
-			 strchr("oj", options[i].lo.val) ? ", " : "  ",
+			 strchr("ojh", options[i].lo.val) ? "-" : "",
+			 strchr("ojh", options[i].lo.val) ? options[i].lo.val :
+							    ' ',
+			 strchr("ojh", options[i].lo.val) ? ", " : "  ",
 			 options[i].lo.name, options[i].arg ? " " : "",
 			 options[i].arg ? options[i].arg : "");
 		fprintf(out, "  %-26s %s\n", left + (left[0] == ' '),
