@@ -69,6 +69,19 @@ check_rc "gdb --capture of grep -r output: exit 0" 0
 grep '^add-symbol-file' "$T/out" >"$T/b"
 check_same "grep capture: same add-symbol-file command" "$T/live.cmd" "$T/b"
 
+# capture --capture rewrites the sh loop's and grep's output as format 1.
+ms capture --capture "$T/loop.txt" -o "$T/norm.cap"
+check_rc "capture --capture of the sh loop: exit 0" 0
+check_grep "capture --capture: format 1 header" '^modsect-capture 1$' "$T/norm.cap"
+check_grep "capture --capture: section lines" "^section testmod \.text $A_TEXT\$" "$T/norm.cap"
+ms gdb --capture "$T/norm.cap" --moddir "$MD" testmod
+grep '^add-symbol-file' "$T/out" >"$T/b"
+check_same "capture --capture: the rewritten capture gives the same command" "$T/live.cmd" "$T/b"
+ms capture --capture "$T/grep.txt"
+grep -v '^#' "$T/out" >"$T/b"
+grep -v '^#' "$T/norm.cap" >"$T/a"
+check_same "capture --capture: grep and sh loop captures rewrite alike" "$T/a" "$T/b"
+
 # Garbage on line 4.
 { head -3 "$T/c.cap"; echo "this is not a capture line"; tail -n +4 "$T/c.cap"; } >"$T/garbage.cap"
 ms gdb --capture "$T/garbage.cap" --moddir "$MD" testmod
