@@ -1,7 +1,7 @@
 # modsect: see README.md. `make`, `make check`, `make demo`, `make static`.
 CC ?= gcc
 PKG_CONFIG ?= pkg-config
-PKGS := libelf libdw libkmod json-c zlib liblzma libzstd libmd
+PKGS := libelf libdw libdebuginfod libkmod json-c zlib liblzma libzstd libmd
 CFLAGS ?= -O2 -g
 WARN := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 SAN ?=

@@ -11,6 +11,9 @@ struct ms_ctx {
 	char **search;
 	size_t nsearch;
 	char *cache_dir; /* NULL: $XDG_CACHE_HOME/modsect or ~/.cache/modsect */
+	char **debug_dirs;
+	size_t ndebug_dirs;
+	bool offline; /* never ask debuginfod */
 };
 
 int ms_ctx_new(struct ms_ctx **ret, struct ms_err *err)
@@ -34,6 +37,9 @@ void ms_ctx_free(struct ms_ctx *ctx)
 	for (size_t i = 0; i < ctx->nsearch; i++)
 		free(ctx->search[i]);
 	free(ctx->search);
+	for (size_t i = 0; i < ctx->ndebug_dirs; i++)
+		free(ctx->debug_dirs[i]);
+	free(ctx->debug_dirs);
 	free(ctx->cache_dir);
 	free(ctx);
 }
@@ -68,17 +74,48 @@ int ms_ctx_set_moddir(struct ms_ctx *ctx, const char *dir, struct ms_err *err)
 	return set_str(&ctx->moddir, dir, err);
 }
 
+static int add_str(char ***list, size_t *n, const char *val, struct ms_err *err)
+{
+	char **nl = realloc(*list, (*n + 1) * sizeof(*nl));
+
+	if (!nl)
+		return ms_err_errno(err, ENOMEM, "context");
+	*list = nl;
+	if (!(nl[*n] = strdup(val)))
+		return ms_err_errno(err, ENOMEM, "context");
+	(*n)++;
+	return 0;
+}
+
 int ms_ctx_add_search(struct ms_ctx *ctx, const char *dir, struct ms_err *err)
 {
-	char **n = realloc(ctx->search, (ctx->nsearch + 1) * sizeof(*n));
+	return add_str(&ctx->search, &ctx->nsearch, dir, err);
+}
 
-	if (!n)
-		return ms_err_errno(err, ENOMEM, "context");
-	ctx->search = n;
-	if (!(n[ctx->nsearch] = strdup(dir)))
-		return ms_err_errno(err, ENOMEM, "context");
-	ctx->nsearch++;
-	return 0;
+int ms_ctx_add_debug_dir(struct ms_ctx *ctx, const char *dir,
+			 struct ms_err *err)
+{
+	return add_str(&ctx->debug_dirs, &ctx->ndebug_dirs, dir, err);
+}
+
+void ms_ctx_set_offline(struct ms_ctx *ctx, bool offline)
+{
+	ctx->offline = offline;
+}
+
+bool ms_ctx_offline(const struct ms_ctx *ctx)
+{
+	return ctx->offline;
+}
+
+size_t ms_ctx_debug_dir_count(const struct ms_ctx *ctx)
+{
+	return ctx->ndebug_dirs;
+}
+
+const char *ms_ctx_debug_dir(const struct ms_ctx *ctx, size_t i)
+{
+	return i < ctx->ndebug_dirs ? ctx->debug_dirs[i] : NULL;
 }
 
 int ms_ctx_set_cache_dir(struct ms_ctx *ctx, const char *dir,

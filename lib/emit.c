@@ -107,6 +107,33 @@ static void comment_list(FILE *out, const struct ms_layout *l,
 		fprintf(out, ": %s\n", text);
 }
 
+/* The file the debugger reads: the debug info if found, else the module. */
+static const char *debugger_file(const struct ms_layout *l)
+{
+	if (l->debug && l->debug->file)
+		return ms_modfile_debugger_path(l->debug->file);
+	return ms_modfile_debugger_path(l->file);
+}
+
+static void debug_comment(FILE *out, const struct ms_layout *l)
+{
+	const struct ms_debuginfo *d = l->debug;
+
+	if (!d)
+		return;
+	if (!d->file) {
+		fprintf(out,
+			"# debug info: none found (symbols only, no source lines)\n");
+		return;
+	}
+	fprintf(out, "# debug info: %s (%s, %s)\n", ms_modfile_path(d->file),
+		ms_dsource_str(d->source),
+		d->verify == MS_VERIFIED_BUILD_ID   ? "verified by build-id" :
+		d->verify == MS_VERIFIED_SRCVERSION ? "verified by srcversion" :
+		d->verify == MS_FORCED		    ? "NOT VERIFIED, forced" :
+						      "unverified");
+}
+
 static void header(FILE *out, const struct ms_layout *l)
 {
 	const struct ms_module *m = l->mod;
@@ -144,6 +171,7 @@ static void header(FILE *out, const struct ms_layout *l)
 		live ? "freed after init (the module is live) and maybe reused" :
 		       "initstate not known to be coming, so treated as freed after init",
 		where);
+	debug_comment(out, l);
 	comment_list(out, l, MS_PLACE_INIT_FREED, text);
 	if (l->init_included)
 		fprintf(out,
@@ -165,8 +193,7 @@ int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err)
 	char *path;
 	int r = check_names(l, err);
 
-	if (r ||
-	    (r = ms_quote_gdb(ms_modfile_debugger_path(l->file), &path, err)))
+	if (r || (r = ms_quote_gdb(debugger_file(l), &path, err)))
 		return r;
 	header(out, l);
 	for (size_t i = 0; i < l->nsecs; i++)
@@ -191,8 +218,7 @@ int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err)
 	char *path;
 	int r = check_names(l, err);
 
-	if (r ||
-	    (r = ms_quote_lldb(ms_modfile_debugger_path(l->file), &path, err)))
+	if (r || (r = ms_quote_lldb(debugger_file(l), &path, err)))
 		return r;
 	header(out, l);
 	fprintf(out, "target modules add %s\n", path);

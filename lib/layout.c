@@ -81,50 +81,59 @@ void ms_layout_free(struct ms_layout *l)
 	free(l);
 }
 
-static int verify(struct ms_layout *l, unsigned int flags, struct ms_err *err)
+int ms_verify_file(const struct ms_module *m, const struct ms_modfile *f,
+		   enum ms_verify *ret, char *why, size_t whylen)
 {
-	const struct ms_module *m = l->mod;
-	const char *path = ms_modfile_path(l->file);
-	const char *fbid = ms_modfile_build_id(l->file);
-	const char *fsrc = ms_modfile_srcversion(l->file);
-	const char *fname = ms_modfile_modname(l->file);
-	char why[512] = "";
+	const char *path = ms_modfile_path(f);
+	const char *fbid = ms_modfile_build_id(f);
+	const char *fsrc = ms_modfile_srcversion(f);
+	const char *fname = ms_modfile_modname(f);
 
+	why[0] = '\0';
+	*ret = MS_UNVERIFIED;
 	if (fname && !ms_modname_eq(fname, m->name))
-		snprintf(why, sizeof(why), "%s is module %s, not %s", path,
-			 fname, m->name);
+		snprintf(why, whylen, "%s is module %s, not %s", path, fname,
+			 m->name);
 	else if (m->build_id && fbid && strcmp(m->build_id, fbid))
 		snprintf(
-			why, sizeof(why),
+			why, whylen,
 			"build-id of loaded module %s is %s but %s has %s: it is not the loaded build",
 			m->name, m->build_id, path, fbid);
 	else if (m->build_id && fbid)
-		l->verify = MS_VERIFIED_BUILD_ID;
+		*ret = MS_VERIFIED_BUILD_ID;
 	else if (m->srcversion && fsrc && strcmp(m->srcversion, fsrc))
 		snprintf(
-			why, sizeof(why),
+			why, whylen,
 			"srcversion of loaded module %s is %s but %s has %s: it is not the loaded build",
 			m->name, m->srcversion, path, fsrc);
 	else if (m->srcversion && fsrc)
-		l->verify = MS_VERIFIED_SRCVERSION;
+		*ret = MS_VERIFIED_SRCVERSION;
 	else if (m->build_id)
 		snprintf(
-			why, sizeof(why),
+			why, whylen,
 			"loaded module %s has build-id %s but %s has none, and no srcversion to compare",
 			m->name, m->build_id, path);
+	return why[0] ? -EBADMSG : 0;
+}
 
-	if (why[0] && !(flags & MS_LAYOUT_FORCE))
+static int verify(struct ms_layout *l, unsigned int flags, struct ms_err *err)
+{
+	const struct ms_module *m = l->mod;
+	char why[512];
+
+	if (!ms_verify_file(m, l->file, &l->verify, why, sizeof(why))) {
+		if (l->verify == MS_UNVERIFIED)
+			l->note = strdup(
+				m->build_id || m->srcversion ?
+					"the file has no build-id or srcversion to compare" :
+					"the map has no build-id or srcversion to compare");
+		return 0;
+	}
+	if (!(flags & MS_LAYOUT_FORCE))
 		return ms_err_set(err, EBADMSG,
 				  "%s; give the right file, or --force", why);
-	if (why[0]) {
-		l->verify = MS_FORCED;
-		l->note = strdup(why);
-	} else if (l->verify == MS_UNVERIFIED) {
-		l->note = strdup(
-			m->build_id || m->srcversion ?
-				"the file has no build-id or srcversion to compare" :
-				"the map has no build-id or srcversion to compare");
-	}
+	l->verify = MS_FORCED;
+	l->note = strdup(why);
 	return 0;
 }
 

@@ -257,6 +257,15 @@ int ms_modfile_elfclass(const struct ms_modfile *f)
 	return f->elfclass;
 }
 
+bool ms_modfile_has_dwarf(const struct ms_modfile *f)
+{
+	const struct ms_filesec *s =
+		ms_modfile_section_by_name(f, ".debug_info");
+
+	/* objcopy --only-keep-debug and strip leave NOBITS or nothing. */
+	return s && s->type != SHT_NOBITS && s->size > 0;
+}
+
 size_t ms_modfile_section_count(const struct ms_modfile *f)
 {
 	return f->nsecs;

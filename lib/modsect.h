@@ -58,6 +58,12 @@ const char *ms_ctx_moddir(const struct ms_ctx *ctx);
 size_t ms_ctx_search_count(const struct ms_ctx *ctx);
 const char *ms_ctx_search(const struct ms_ctx *ctx, size_t i);
 const char *ms_ctx_cache_dir(const struct ms_ctx *ctx);
+int ms_ctx_add_debug_dir(struct ms_ctx *ctx, const char *dir,
+			 struct ms_err *err);
+size_t ms_ctx_debug_dir_count(const struct ms_ctx *ctx);
+const char *ms_ctx_debug_dir(const struct ms_ctx *ctx, size_t i);
+void ms_ctx_set_offline(struct ms_ctx *ctx, bool offline);
+bool ms_ctx_offline(const struct ms_ctx *ctx);
 
 /* ---- the section map (map.c, sysfs.c, capture.c) ---- */
 
@@ -156,6 +162,8 @@ const char *ms_modfile_build_id(const struct ms_modfile *f); /* or NULL */
 const char *ms_modfile_srcversion(const struct ms_modfile *f); /* or NULL */
 const char *ms_modfile_modname(const struct ms_modfile *f); /* or NULL */
 int ms_modfile_elfclass(const struct ms_modfile *f); /* ELFCLASS32/64 */
+/* Whether the file carries DWARF (a non-empty .debug_info). */
+bool ms_modfile_has_dwarf(const struct ms_modfile *f);
 size_t ms_modfile_section_count(const struct ms_modfile *f);
 const struct ms_filesec *ms_modfile_section(const struct ms_modfile *f,
 					    size_t i);
@@ -218,6 +226,7 @@ struct ms_layout {
 	bool init_included; /* .init.* given to the debugger */
 	bool init_freed; /* .init.* left out because the module is live */
 	char *note; /* why unverified / what was forced, or NULL */
+	const struct ms_debuginfo *debug; /* set by the caller, may be NULL */
 };
 
 int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
@@ -231,7 +240,56 @@ bool ms_section_is_init(const char *name);
 /* Checks a map's addresses are not hidden (all zero). */
 int ms_map_check_visible(const struct ms_map *map, struct ms_err *err);
 
-/* ---- emitters (emit_gdb.c, emit_lldb.c) ---- */
+/*
+ * Checks a file against the loaded module: build-id, else srcversion, and
+ * the .modinfo name. On a mismatch returns -EBADMSG with why (for --force).
+ */
+int ms_verify_file(const struct ms_module *mod, const struct ms_modfile *f,
+		   enum ms_verify *ret, char *why, size_t whylen);
+
+/* ---- debug info (debuginfo.c) ---- */
+
+enum ms_dsource {
+	MS_DS_NONE,
+	MS_DS_DEBUG_FILE, /* --debug-file */
+	MS_DS_DEBUG_DIR, /* --debug-dir */
+	MS_DS_SYSTEM, /* /usr/lib/debug */
+	MS_DS_MODULE, /* the module file has DWARF */
+	MS_DS_DEBUGINFOD,
+};
+
+struct ms_skip {
+	char *path;
+	char *reason;
+};
+
+struct ms_debuginfo {
+	struct ms_modfile *file; /* NULL if none was found */
+	bool owned; /* false when file is the module file */
+	enum ms_dsource source;
+	enum ms_verify verify;
+	struct ms_skip *skipped; /* candidates passed over, in order */
+	size_t nskipped;
+};
+
+#define MS_DEBUG_FORCE 0x1
+
+/*
+ * Finds debug info for mod: --debug-file, --debug-dir trees, /usr/lib/debug
+ * (by build-id, then by the module's path), the module file itself, then
+ * debuginfod. modfile (may be NULL) is the module's file, moddir where it
+ * was found. A candidate that does not match the loaded module is skipped;
+ * a --debug-file that does not match is refused unless MS_DEBUG_FORCE.
+ */
+int ms_debuginfo_find(const struct ms_ctx *ctx, const struct ms_module *mod,
+		      const struct ms_modfile *modfile, const char *moddir,
+		      const char *release, const char *debug_file,
+		      unsigned int flags, struct ms_debuginfo **ret,
+		      struct ms_err *err);
+void ms_debuginfo_free(struct ms_debuginfo *d);
+const char *ms_dsource_str(enum ms_dsource s);
+
+/* ---- emitters (emit.c) ---- */
 
 int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err);
 int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err);

@@ -18,6 +18,7 @@ $GDB_INTRO from @T@/root (kernel @REL@)
 # othermod: skipped, $NF
 # testmod (live) from $P
 # verified: build-id @BUILDID@ matches the loaded module
+# debug info: $P (module, verified by build-id)
 # .init.text: freed after init (the module is live) and maybe reused; parked in the non-canonical hole so no real address resolves to them (--init keeps their stale addresses)
 # __versions, .modinfo, .data..percpu: not loaded by the kernel or address unknown; parked in the non-canonical hole so no real address resolves to them
 add-symbol-file $P $A_TEXT -s .rodata $A_RODATA -s .note.gnu.build-id $A_NOTE -s .data $A_DATA -s .bss $A_BSS -s .init.text 0xPARKED -s __versions 0xPARKED -s .modinfo 0xPARKED -s .data..percpu 0xPARKED

@@ -25,6 +25,7 @@ check_out "coming: exact command, .init.text at its map address" "$(cat <<X
 $GDB_INTRO from @T@/root (kernel @REL@)
 # testmod (coming) from $P
 # verified: build-id @BUILDID@ matches the loaded module
+# debug info: $P (module, verified by build-id)
 # .init sections included at their load addresses (the module is still initializing)
 # __versions, .modinfo, .data..percpu: not loaded by the kernel or address unknown; parked in the non-canonical hole so no real address resolves to them
 add-symbol-file $P $A_TEXT -s .rodata $A_RODATA -s .note.gnu.build-id $A_NOTE -s .data $A_DATA -s .bss $A_BSS -s .init.text $A_INIT -s __versions 0xPARKED -s .modinfo 0xPARKED -s .data..percpu 0xPARKED

@@ -15,6 +15,7 @@ check_out "modsect lldb: exact commands" "$(cat <<X
 $LLDB_INTRO from @T@/root (kernel @REL@)
 # testmod (live) from $P
 # verified: build-id @BUILDID@ matches the loaded module
+# debug info: $P (module, verified by build-id)
 # .init.text: freed after init (the module is live) and maybe reused; parked in the non-canonical hole so no real address resolves to them (--init keeps their stale addresses)
 # __versions, .modinfo, .data..percpu: not loaded by the kernel or address unknown; parked in the non-canonical hole so no real address resolves to them
 target modules add "$P"

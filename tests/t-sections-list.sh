@@ -24,6 +24,7 @@ row() { # name addr flags init state
 	echo "module:   testmod (live)"
 	echo "file:     $P"
 	echo "verified: build-id"
+	echo "debug:    $P (module, build-id)"
 	printf '%-28s %-18s %10s %-5s %-4s %s\n' SECTION ADDRESS SIZE FLAGS INIT STATE
 	row .text 0xffffffffc0a14000 AX no loaded
 	row .rodata 0xffffffffc0a15000 A no loaded
@@ -73,10 +74,10 @@ ms list --root "$R"
 check_rc "list: exit 0" 0
 norm "$T/out" >"$T/actual"
 {
-	printf '%-24s %-8s %-18s %-10s %s\n' MODULE STATE TEXT VERIFIED FILE
-	printf '%-24s %-8s %-18s %-10s %s\n' badmod coming $A_TEXT mismatch "@T@/root/lib/modules/@REL@/kernel/fs/badmod.ko"
-	printf '%-24s %-8s %-18s %-10s %s\n' othermod live $A_TEXT - -
-	printf '%-24s %-8s %-18s %-10s %s\n' testmod live $A_TEXT build-id "$P"
+	printf '%-24s %-8s %-18s %-10s %-10s %s\n' MODULE STATE TEXT VERIFIED DEBUG FILE
+	printf '%-24s %-8s %-18s %-10s %-10s %s\n' badmod coming $A_TEXT mismatch - "@T@/root/lib/modules/@REL@/kernel/fs/badmod.ko"
+	printf '%-24s %-8s %-18s %-10s %-10s %s\n' othermod live $A_TEXT - - -
+	printf '%-24s %-8s %-18s %-10s %-10s %s\n' testmod live $A_TEXT build-id module "$P"
 } >"$T/expected"
 check_same "list: exact table" "$T/expected" "$T/actual"
 

@@ -32,6 +32,7 @@ check_out "--force: command printed with a NOT VERIFIED comment" "$(cat <<X
 $GDB_INTRO from @T@/root (kernel @REL@)
 # testmod (live) from $P
 # NOT VERIFIED, forced: build-id of loaded module testmod is $OTHER but $P has @BUILDID@: it is not the loaded build
+# debug info: $P (module, NOT VERIFIED, forced)
 # .init.text: freed after init (the module is live) and maybe reused; parked in the non-canonical hole so no real address resolves to them (--init keeps their stale addresses)
 # __versions, .modinfo, .data..percpu: not loaded by the kernel or address unknown; parked in the non-canonical hole so no real address resolves to them
 add-symbol-file $P $A_TEXT -s .rodata $A_RODATA -s .note.gnu.build-id $A_NOTE -s .data $A_DATA -s .bss $A_BSS -s .init.text 0xPARKED -s __versions 0xPARKED -s .modinfo 0xPARKED -s .data..percpu 0xPARKED

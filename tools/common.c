@@ -39,6 +39,9 @@ int setup_ctx(const struct opts *o, struct ms_ctx **ret, struct ms_err *err)
 		r = ms_ctx_set_cache_dir(ctx, o->cache, err);
 	for (size_t i = 0; !r && i < o->nsearch; i++)
 		r = ms_ctx_add_search(ctx, o->search[i], err);
+	for (size_t i = 0; !r && i < o->ndebug_dirs; i++)
+		r = ms_ctx_add_debug_dir(ctx, o->debug_dirs[i], err);
+	ms_ctx_set_offline(ctx, o->offline);
 	if (r) {
 		ms_ctx_free(ctx);
 		return r;

@@ -20,24 +20,71 @@ int open_modfile(const struct ms_ctx *ctx, struct ms_finder *fi,
 	return ms_finder_open(fi, mod->name, mod->build_id, ret, err);
 }
 
+void resolved_clear(struct resolved *r)
+{
+	ms_debuginfo_free(r->debug);
+	ms_layout_free(r->layout);
+	ms_modfile_free(r->file);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * The module file proves where the sections are; the debug info says what
+ * they mean. Without a module file, a debug file found by build-id serves
+ * as both (its section headers are the module's).
+ */
+int resolve(const struct ms_ctx *ctx, struct ms_finder *fi,
+	    const struct opts *o, const struct ms_map *map,
+	    const struct ms_module *mod, const char *path, struct resolved *ret,
+	    struct ms_err *err)
+{
+	struct resolved r = { 0 };
+	struct ms_err ferr = { 0 };
+	int rc = open_modfile(ctx, fi, mod, path, &r.file, &ferr);
+
+	if (rc && rc != -ENOENT) {
+		*err = ferr;
+		return rc;
+	}
+	rc = ms_debuginfo_find(ctx, mod, r.file, ms_finder_moddir(fi),
+			       map->release, o->debug_file,
+			       o->force ? MS_DEBUG_FORCE : 0, &r.debug, err);
+	if (!rc && !r.file && r.debug->file && r.debug->owned) {
+		r.file = r.debug->file; /* the layout reads its sections */
+		r.debug->owned = false;
+	}
+	if (!rc && !r.file) {
+		*err = ferr;
+		rc = -ENOENT;
+	}
+	if (!rc)
+		rc = ms_layout_build(mod, r.file, layout_flags(o), &r.layout,
+				     err);
+	if (!rc)
+		r.layout->debug = r.debug;
+	if (rc) {
+		resolved_clear(&r);
+		return rc;
+	}
+	*ret = r;
+	return 0;
+}
+
 /* One module's commands into out; -ENOENT if its file is not found. */
 static int
 emit_one(const struct ms_ctx *ctx, struct ms_finder *fi, const struct opts *o,
-	 const struct ms_module *mod, const char *path,
+	 const struct ms_map *map, const struct ms_module *mod,
 	 int (*emit)(FILE *, const struct ms_layout *, struct ms_err *),
 	 FILE *out, struct ms_err *err)
 {
-	struct ms_modfile *f = NULL;
-	struct ms_layout *l = NULL;
-	int r = open_modfile(ctx, fi, mod, path, &f, err);
+	struct resolved r = { 0 };
+	int rc = resolve(ctx, fi, o, map, mod, o->nargs > 1 ? o->args[1] : NULL,
+			 &r, err);
 
-	if (!r)
-		r = ms_layout_build(mod, f, layout_flags(o), &l, err);
-	if (!r)
-		r = emit(out, l, err);
-	ms_layout_free(l);
-	ms_modfile_free(f);
-	return r;
+	if (!rc)
+		rc = emit(out, r.layout, err);
+	resolved_clear(&r);
+	return rc;
 }
 
 int emit_modules(struct opts *o,
@@ -70,8 +117,7 @@ int emit_modules(struct opts *o,
 
 		if (only && !ms_modname_eq(mod->name, only))
 			continue;
-		r = emit_one(ctx, fi, o, mod, o->nargs > 1 ? o->args[1] : NULL,
-			     emit, b.f, &err);
+		r = emit_one(ctx, fi, o, map, mod, emit, b.f, &err);
 		if (r == -ENOENT && o->all) {
 			/* --all covers what it can; the rest is said, not hidden. */
 			fprintf(b.f, "# %s: skipped, %s\n", mod->name, err.msg);

@@ -11,29 +11,47 @@
 struct row {
 	const struct ms_module *mod;
 	const struct ms_section *text;
-	struct ms_modfile *file;
-	const char *verified; /* build-id, srcversion, unverified, MISMATCH, - */
+	struct resolved res;
+	char *mismatch; /* the file refused as another build */
+	const char *verified; /* build-id, srcversion, unverified, mismatch, - */
 };
 
 static void check(const struct ms_ctx *ctx, struct ms_finder *fi,
+		  const struct opts *o, const struct ms_map *map,
 		  struct row *row)
 {
-	struct ms_layout *l = NULL;
 	struct ms_err err = { 0 };
+	int r = resolve(ctx, fi, o, map, row->mod, NULL, &row->res, &err);
 
 	row->text = ms_module_section(row->mod, ".text");
-	row->verified = "-";
-	if (ms_finder_open(fi, row->mod->name, row->mod->build_id, &row->file,
-			   &err) < 0) {
-		row->file = NULL;
-		return;
-	}
-	(void)ctx;
-	if (ms_layout_build(row->mod, row->file, 0, &l, &err) < 0)
-		row->verified = err.code == EBADMSG ? "mismatch" : "error";
+	if (r == 0)
+		row->verified = ms_verify_str(row->res.layout->verify);
+	else if (err.code == EBADMSG) {
+		struct ms_modfile *f;
+
+		row->verified = "mismatch";
+		/* Name the refused file: it is what the user must replace. */
+		if (!ms_finder_open(fi, row->mod->name, row->mod->build_id, &f,
+				    &err)) {
+			row->mismatch = strdup(ms_modfile_path(f));
+			ms_modfile_free(f);
+		}
+	} else if (r == -ENOENT)
+		row->verified = "-";
 	else
-		row->verified = ms_verify_str(l->verify);
-	ms_layout_free(l);
+		row->verified = "error";
+}
+
+static const char *file_of(const struct row *r)
+{
+	return r->res.file ? ms_modfile_path(r->res.file) : r->mismatch;
+}
+
+static const char *debug_of(const struct row *r)
+{
+	const struct ms_debuginfo *d = r->res.debug;
+
+	return ms_dsource_str(d && d->file ? d->source : MS_DS_NONE);
 }
 
 static void print_json(FILE *out, const struct row *rows, size_t n)
@@ -58,9 +76,11 @@ static void print_json(FILE *out, const struct row *rows, size_t n)
 			rows[i].text ? json_object_new_string(buf) : NULL);
 		json_object_object_add(
 			j, "file",
-			rows[i].file ? json_object_new_string(
-					       ms_modfile_path(rows[i].file)) :
-				       NULL);
+			file_of(&rows[i]) ?
+				json_object_new_string(file_of(&rows[i])) :
+				NULL);
+		json_object_object_add(
+			j, "debug", json_object_new_string(debug_of(&rows[i])));
 		json_object_object_add(
 			j, "verified",
 			json_object_new_string(rows[i].verified));
@@ -75,18 +95,19 @@ static void print_json(FILE *out, const struct row *rows, size_t n)
 
 static void print_table(FILE *out, const struct row *rows, size_t n)
 {
-	fprintf(out, "%-24s %-8s %-18s %-10s %s\n", "MODULE", "STATE", "TEXT",
-		"VERIFIED", "FILE");
+	fprintf(out, "%-24s %-8s %-18s %-10s %-10s %s\n", "MODULE", "STATE",
+		"TEXT", "VERIFIED", "DEBUG", "FILE");
 	for (size_t i = 0; i < n; i++) {
 		char text[24] = "-";
 
 		if (rows[i].text)
 			snprintf(text, sizeof(text), "0x%016" PRIx64,
 				 rows[i].text->addr);
-		fprintf(out, "%-24s %-8s %-18s %-10s %s\n", rows[i].mod->name,
+		fprintf(out, "%-24s %-8s %-18s %-10s %-10s %s\n",
+			rows[i].mod->name,
 			rows[i].mod->initstate ? rows[i].mod->initstate : "-",
-			text, rows[i].verified,
-			rows[i].file ? ms_modfile_path(rows[i].file) : "-");
+			text, rows[i].verified, debug_of(&rows[i]),
+			file_of(&rows[i]) ? file_of(&rows[i]) : "-");
 	}
 }
 
@@ -108,7 +129,7 @@ int do_list(struct opts *o)
 		r = ms_err_errno(&err, ENOMEM, "list");
 	for (size_t i = 0; !r && i < map->nmodules; i++) {
 		rows[i].mod = &map->modules[i];
-		check(ctx, fi, &rows[i]);
+		check(ctx, fi, o, map, &rows[i]);
 	}
 	if (!r)
 		r = ms_buf_open(&b, &err);
@@ -119,8 +140,10 @@ int do_list(struct opts *o)
 			print_table(b.f, rows, map->nmodules);
 		r = write_buf(o, &b, &err);
 	}
-	for (size_t i = 0; rows && i < map->nmodules; i++)
-		ms_modfile_free(rows[i].file);
+	for (size_t i = 0; rows && i < map->nmodules; i++) {
+		resolved_clear(&rows[i].res);
+		free(rows[i].mismatch);
+	}
 	free(rows);
 	ms_buf_free(&b);
 	ms_finder_free(fi);

@@ -10,17 +10,26 @@
 const struct cmd commands[] = {
 #ifndef MODSECT_STATIC
 	{ "gdb", do_gdb,
-	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT,
+	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT |
+		  OPT_DEBUG_FILE,
 	  "MODULE [FILE] | --all", "print gdb add-symbol-file commands", 0, 2 },
 	{ "lldb", do_lldb,
-	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT,
+	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT |
+		  OPT_DEBUG_FILE,
 	  "MODULE [FILE] | --all", "print lldb target modules commands", 0, 2 },
 	{ "sections", do_sections,
-	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON | OPT_INIT,
+	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON | OPT_INIT |
+		  OPT_DEBUG_FILE,
 	  "MODULE [FILE]", "show a module's sections, addresses and state", 1,
 	  2 },
 	{ "list", do_list, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON, "",
 	  "list loaded modules, their files and verification", 0, 0 },
+	{ "debuginfo", do_debuginfo,
+	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON | OPT_ALL |
+		  OPT_DEBUG_FILE,
+	  "MODULE... | --all",
+	  "find each module's debug info and check it is the loaded build", 0,
+	  1000000 },
 #endif
 	{ "capture", do_capture, OPT_SOURCE | OPT_OUTPUT, "",
 	  "write the section map (live, or a capture in format 1) for another machine",
@@ -49,6 +58,18 @@ static const struct {
 	  OPT_SEARCH,
 	  "DIR",
 	  "also look for module files in DIR (repeatable)" },
+	{ { "debug-dir", required_argument, 0, 'D' },
+	  OPT_DEBUG,
+	  "DIR",
+	  "look for debug info in DIR (repeatable)" },
+	{ { "debug-file", required_argument, 0, 'F' },
+	  OPT_DEBUG_FILE,
+	  "FILE",
+	  "debug info for MODULE (checked like any other)" },
+	{ { "offline", no_argument, 0, 'N' },
+	  OPT_DEBUG,
+	  NULL,
+	  "never ask debuginfod" },
 	{ { "cache-dir", required_argument, 0, 'C' },
 	  OPT_CACHE,
 	  "DIR",
@@ -114,14 +135,14 @@ static int usage_error(const struct cmd *c, const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
-static int add_search(struct opts *o, const char *dir)
+static int add_str(const char ***list, size_t *n, const char *dir)
 {
-	const char **n = realloc(o->search, (o->nsearch + 1) * sizeof(*n));
+	const char **nl = realloc(*list, (*n + 1) * sizeof(*nl));
 
-	if (!n)
+	if (!nl)
 		return -1;
-	o->search = n;
-	o->search[o->nsearch++] = dir;
+	*list = nl;
+	nl[(*n)++] = dir;
 	return 0;
 }
 
@@ -165,8 +186,18 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 			o->moddir = optarg;
 			break;
 		case 's':
-			if (add_search(o, optarg))
+			if (add_str(&o->search, &o->nsearch, optarg))
 				return usage_error(c, "%s", "out of memory");
+			break;
+		case 'D':
+			if (add_str(&o->debug_dirs, &o->ndebug_dirs, optarg))
+				return usage_error(c, "%s", "out of memory");
+			break;
+		case 'F':
+			o->debug_file = optarg;
+			break;
+		case 'N':
+			o->offline = true;
 			break;
 		case 'C':
 			o->cache = optarg;
@@ -193,6 +224,9 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 	if (o->root && o->capture)
 		return usage_error(c, "%s",
 				   "--root and --capture exclude each other");
+	if (o->debug_file && (o->all || o->nargs != 1))
+		return usage_error(c, "%s",
+				   "--debug-file goes with one MODULE");
 	if (o->all && o->nargs > 0)
 		return usage_error(c, "--all takes no module (got '%s')",
 				   o->args[0]);
@@ -244,5 +278,6 @@ int main(int argc, char **argv)
 	else if (r < 0)
 		r = EXIT_OK;
 	free(o.search);
+	free(o.debug_dirs);
 	return r;
 }

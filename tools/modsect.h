@@ -25,15 +25,18 @@ enum {
 	OPT_FORCE = 1 << 7,
 	OPT_INIT = 1 << 8,
 	OPT_CACHE = 1 << 9,
+	OPT_DEBUG = 1 << 10, /* --debug-dir, --offline */
+	OPT_DEBUG_FILE = 1 << 11,
 	OPT_SOURCE = OPT_ROOT | OPT_CAPTURE,
-	OPT_FILES = OPT_MODDIR | OPT_SEARCH | OPT_CACHE | OPT_FORCE,
+	OPT_FILES = OPT_MODDIR | OPT_SEARCH | OPT_CACHE | OPT_FORCE | OPT_DEBUG,
 };
 
 struct opts {
 	const char *root, *capture, *moddir, *output, *cache;
-	const char **search;
-	size_t nsearch;
-	bool json, all, force, init;
+	const char *debug_file;
+	const char **search, **debug_dirs;
+	size_t nsearch, ndebug_dirs;
+	bool json, all, force, init, offline;
 	char **args; /* positional arguments */
 	int nargs;
 };
@@ -62,6 +65,24 @@ unsigned int layout_flags(const struct opts *o);
 int open_modfile(const struct ms_ctx *ctx, struct ms_finder *fi,
 		 const struct ms_module *mod, const char *path,
 		 struct ms_modfile **ret, struct ms_err *err);
+
+/* A module with its file, layout and debug info, for the commands. */
+struct resolved {
+	struct ms_modfile *file;
+	struct ms_layout *layout;
+	struct ms_debuginfo *debug;
+};
+
+/* Opens, checks and finds debug info for one module; -ENOENT if no file. */
+int resolve(const struct ms_ctx *ctx, struct ms_finder *fi,
+	    const struct opts *o, const struct ms_map *map,
+	    const struct ms_module *mod, const char *path,
+	    struct resolved *ret, struct ms_err *err);
+void resolved_clear(struct resolved *r);
+
+struct json_object;
+/* debug_file, debug_source, debug_verified, debug_skipped (sections.c). */
+void debug_json(struct json_object *o, const struct ms_debuginfo *d);
 /* gdb and lldb: emit one module or --all, written at once. */
 int emit_modules(struct opts *o,
 		 int (*emit)(FILE *, const struct ms_layout *, struct ms_err *),
@@ -73,5 +94,6 @@ int do_lldb(struct opts *o);
 int do_sections(struct opts *o);
 int do_list(struct opts *o);
 int do_capture(struct opts *o);
+int do_debuginfo(struct opts *o);
 
 #endif

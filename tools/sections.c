@@ -61,6 +61,33 @@ static json_object *hex(uint64_t v)
 	return json_object_new_string(buf);
 }
 
+void debug_json(json_object *o, const struct ms_debuginfo *d)
+{
+	json_object *sk = json_object_new_array();
+	bool has = d && d->file;
+
+	json_object_object_add(
+		o, "debug_file",
+		has ? json_object_new_string(ms_modfile_path(d->file)) : NULL);
+	json_object_object_add(o, "debug_source",
+			       json_object_new_string(ms_dsource_str(
+				       has ? d->source : MS_DS_NONE)));
+	json_object_object_add(
+		o, "debug_verified",
+		has ? json_object_new_string(ms_verify_str(d->verify)) : NULL);
+	for (size_t i = 0; d && i < d->nskipped; i++) {
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(
+			j, "file", json_object_new_string(d->skipped[i].path));
+		json_object_object_add(
+			j, "reason",
+			json_object_new_string(d->skipped[i].reason));
+		json_object_array_add(sk, j);
+	}
+	json_object_object_add(o, "debug_skipped", sk);
+}
+
 static void print_json(FILE *out, const struct ms_layout *l)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
@@ -116,6 +143,19 @@ static void print_json(FILE *out, const struct ms_layout *l)
 	json_object_put(o);
 }
 
+static void print_debug(FILE *out, const struct ms_debuginfo *d)
+{
+	if (!d || !d->file)
+		fprintf(out, "debug:    none found\n");
+	else
+		fprintf(out, "debug:    %s (%s, %s)\n",
+			ms_modfile_path(d->file), ms_dsource_str(d->source),
+			ms_verify_str(d->verify));
+	for (size_t i = 0; d && i < d->nskipped; i++)
+		fprintf(out, "skipped:  %s: %s\n", d->skipped[i].path,
+			d->skipped[i].reason);
+}
+
 static void print_table(FILE *out, const struct ms_layout *l)
 {
 	fprintf(out, "module:   %s (%s)\n", l->mod->name,
@@ -123,6 +163,7 @@ static void print_table(FILE *out, const struct ms_layout *l)
 	fprintf(out, "file:     %s\n", ms_modfile_path(l->file));
 	fprintf(out, "verified: %s%s%s\n", ms_verify_str(l->verify),
 		l->note ? ": " : "", l->note ? l->note : "");
+	print_debug(out, l->debug);
 	fprintf(out, "%-28s %-18s %10s %-5s %-4s %s\n", "SECTION", "ADDRESS",
 		"SIZE", "FLAGS", "INIT", "STATE");
 	for (size_t i = 0; i < l->nsecs; i++) {
@@ -147,35 +188,28 @@ int do_sections(struct opts *o)
 	struct ms_ctx *ctx = NULL;
 	struct ms_finder *fi = NULL;
 	struct ms_map *map = NULL;
-	struct ms_modfile *f = NULL;
-	struct ms_layout *l = NULL;
+	struct resolved res = { 0 };
 	struct ms_buf b = { 0 };
-	const struct ms_module *mod;
 	int r = setup_ctx(o, &ctx, &err);
 
 	if (!r)
 		r = load_map(ctx, o, o->args[0], &map, &err);
 	if (!r)
 		r = ms_finder_new(ctx, map->release, &fi, &err);
-	if (!r) {
-		mod = ms_map_find(map, o->args[0]);
-		r = open_modfile(ctx, fi, mod, o->nargs > 1 ? o->args[1] : NULL,
-				 &f, &err);
-	}
 	if (!r)
-		r = ms_layout_build(mod, f, layout_flags(o), &l, &err);
+		r = resolve(ctx, fi, o, map, ms_map_find(map, o->args[0]),
+			    o->nargs > 1 ? o->args[1] : NULL, &res, &err);
 	if (!r)
 		r = ms_buf_open(&b, &err);
 	if (!r) {
 		if (o->json)
-			print_json(b.f, l);
+			print_json(b.f, res.layout);
 		else
-			print_table(b.f, l);
+			print_table(b.f, res.layout);
 		r = write_buf(o, &b, &err);
 	}
 	ms_buf_free(&b);
-	ms_layout_free(l);
-	ms_modfile_free(f);
+	resolved_clear(&res);
 	ms_finder_free(fi);
 	ms_map_free(map);
 	ms_ctx_free(ctx);

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* modsect debuginfo: each module's debug info, where it came from, proof. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modsect.h"
+
+struct row {
+	const struct ms_module *mod;
+	struct resolved res;
+	bool found; /* debug info found */
+};
+
+static const char *build_id(const struct row *r)
+{
+	if (r->mod->build_id)
+		return r->mod->build_id;
+	if (r->res.debug && r->res.debug->file)
+		return ms_modfile_build_id(r->res.debug->file);
+	return NULL;
+}
+
+static void print_table(FILE *out, const struct row *rows, size_t n)
+{
+	fprintf(out, "%-24s %-40s %-10s %-10s %s\n", "MODULE", "BUILD-ID",
+		"SOURCE", "VERIFIED", "FILE");
+	for (size_t i = 0; i < n; i++) {
+		const struct ms_debuginfo *d = rows[i].res.debug;
+		const char *bid = build_id(&rows[i]);
+
+		fprintf(out, "%-24s %-40s %-10s %-10s %s\n", rows[i].mod->name,
+			bid ? bid : "-",
+			ms_dsource_str(rows[i].found ? d->source : MS_DS_NONE),
+			rows[i].found ? ms_verify_str(d->verify) : "-",
+			rows[i].found ? ms_modfile_path(d->file) : "-");
+	}
+}
+
+static void print_json(FILE *out, const struct row *rows, size_t n)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *j = json_object_new_object();
+		const char *bid = build_id(&rows[i]);
+
+		json_object_object_add(
+			j, "module", json_object_new_string(rows[i].mod->name));
+		json_object_object_add(j, "build_id",
+				       bid ? json_object_new_string(bid) :
+					     NULL);
+		debug_json(j, rows[i].res.debug);
+		json_object_array_add(a, j);
+	}
+	fprintf(out, "%s\n",
+		json_object_to_json_string_ext(
+			a, JSON_C_TO_STRING_PRETTY |
+				   JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(a);
+}
+
+/* The modules asked for, in map order; -ENOENT names one not loaded. */
+static int pick(const struct opts *o, const struct ms_map *map,
+		struct row *rows, size_t *n, struct ms_err *err)
+{
+	*n = 0;
+	if (o->all) {
+		for (size_t i = 0; i < map->nmodules; i++)
+			rows[(*n)++].mod = &map->modules[i];
+		return 0;
+	}
+	for (int i = 0; i < o->nargs; i++) {
+		const struct ms_module *m = ms_map_find(map, o->args[i]);
+
+		if (!m)
+			return ms_err_set(err, ENOENT, "module %s is not in %s",
+					  o->args[i], map->origin);
+		rows[(*n)++].mod = m;
+	}
+	return 0;
+}
+
+int do_debuginfo(struct opts *o)
+{
+	struct ms_err err = { 0 };
+	struct ms_ctx *ctx = NULL;
+	struct ms_finder *fi = NULL;
+	struct ms_map *map = NULL;
+	struct ms_buf b = { 0 };
+	struct row *rows = NULL;
+	size_t n = 0, missing = 0;
+	int r = setup_ctx(o, &ctx, &err);
+
+	if (!r)
+		r = load_map(ctx, o,
+			     o->all || o->nargs != 1 ? NULL : o->args[0], &map,
+			     &err);
+	if (!r)
+		r = ms_finder_new(ctx, map->release, &fi, &err);
+	if (!r && !(rows = calloc(map->nmodules + o->nargs + 1, sizeof(*rows))))
+		r = ms_err_errno(&err, ENOMEM, "debuginfo");
+	if (!r)
+		r = pick(o, map, rows, &n, &err);
+	for (size_t i = 0; !r && i < n; i++) {
+		r = resolve(ctx, fi, o, map, rows[i].mod, NULL, &rows[i].res,
+			    &err);
+		if (r == -ENOENT) /* neither module file nor debug info */
+			r = 0;
+		rows[i].found = !r && rows[i].res.debug &&
+				rows[i].res.debug->file;
+		missing += !rows[i].found;
+	}
+	if (!r)
+		r = ms_buf_open(&b, &err);
+	if (!r) {
+		if (o->json)
+			print_json(b.f, rows, n);
+		else
+			print_table(b.f, rows, n);
+		r = write_buf(o, &b, &err);
+	}
+	for (size_t i = 0; rows && i < n; i++)
+		resolved_clear(&rows[i].res);
+	free(rows);
+	ms_buf_free(&b);
+	ms_finder_free(fi);
+	ms_map_free(map);
+	ms_ctx_free(ctx);
+	if (r)
+		return report(&err, r);
+	if (missing)
+		warn("%zu of %zu modules have no debug info", missing, n);
+	return missing ? EXIT_NOTFOUND : EXIT_OK;
+}
