@@ -600,7 +600,7 @@ for c in static shloop; do
 		n=0
 		for m in $MODS; do
 			wf=$(awk -v m="$m" '$1 == m { print $3 }' "$W/modules")
-			read -r _ _ _ gv gf <<<"$(awk -v m="$m" '$1 == m' "$W/list-$c.out")"
+			read -r _ _ _ gv _ gf <<<"$(awk -v m="$m" '$1 == m' "$W/list-$c.out")"
 			if [ "${gv:-}" = "$want" ] && [ "$(readlink -f "${gf:-/nonexistent}")" = "$wf" ]; then
 				n=$((n + 1))
 			else
