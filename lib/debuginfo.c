@@ -6,7 +6,6 @@
  * loaded module before it is used, and every one passed over is recorded
  * with the reason.
  */
-#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 struct search {
 	const struct ms_ctx *ctx;
+	struct ms_finder *fi;
 	const struct ms_module *mod;
 	const struct ms_modfile *modfile;
 	const char *want_bid; /* the build-id a candidate must have, or NULL */
@@ -176,30 +176,23 @@ static int try_debuginfod(struct search *s)
 {
 	unsigned char id[64];
 	size_t len = s->want_bid ? strlen(s->want_bid) / 2 : 0;
-	debuginfod_client *c;
 	char *path = NULL;
-	int fd, r;
+	int r;
 
 	if (!len || len > sizeof(id) || ms_ctx_offline(s->ctx))
 		return 0;
 	for (size_t i = 0; i < len; i++)
 		sscanf(s->want_bid + 2 * i, "%2hhx", &id[i]);
-	c = debuginfod_begin();
-	if (!c)
-		return 0;
-	/* Honours DEBUGINFOD_URLS, _CACHE_PATH and _TIMEOUT. */
-	fd = debuginfod_find_debuginfo(c, id, (int)len, &path);
-	debuginfod_end(c);
-	if (fd < 0) {
+	r = ms_finder_debuginfod(s->fi, id, len, &path);
+	if (r < 0) {
 		char why[256];
 
-		if (fd == -ENOSYS)
+		if (r == -ENOSYS)
 			return 0; /* no DEBUGINFOD_URLS */
 		snprintf(why, sizeof(why), "build-id %s: %s", s->want_bid,
-			 strerror(-fd));
+			 r == -ENOENT ? "not on the servers" : strerror(-r));
 		return skip(s, "debuginfod", why);
 	}
-	close(fd);
 	r = try_path(s, path, MS_DS_DEBUGINFOD);
 	free(path);
 	return r;
@@ -265,15 +258,17 @@ out:
 	return r < 0 ? r : 0;
 }
 
-int ms_debuginfo_find(const struct ms_ctx *ctx, const struct ms_module *mod,
-		      const struct ms_modfile *modfile, const char *moddir,
-		      const char *release, const char *debug_file,
-		      unsigned int flags, struct ms_debuginfo **ret,
-		      struct ms_err *err)
+int ms_debuginfo_find(struct ms_finder *fi, const struct ms_module *mod,
+		      const struct ms_modfile *modfile, const char *release,
+		      const char *debug_file, unsigned int flags,
+		      struct ms_debuginfo **ret, struct ms_err *err)
 {
-	struct search s = {
-		.ctx = ctx, .mod = mod, .modfile = modfile, .err = err
-	};
+	const char *moddir = ms_finder_moddir(fi);
+	struct search s = { .ctx = ms_finder_ctx(fi),
+			    .fi = fi,
+			    .mod = mod,
+			    .modfile = modfile,
+			    .err = err };
 	char why[600];
 	int r;
 

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <elfutils/debuginfod.h>
 #include <libkmod.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ struct ms_finder {
 	const struct ms_ctx *ctx;
 	char *moddir;
 	struct kmod_ctx *kmod;
+	debuginfod_client *dclient; /* made on first use */
+	int dfailed; /* the error that made us stop asking, or 0 */
 	struct entry *entries; /* search-tree files, sorted by name */
 	size_t nentries, cap;
 	bool indexed;
@@ -77,6 +80,8 @@ void ms_finder_free(struct ms_finder *fi)
 	}
 	free(fi->entries);
 	kmod_unref(fi->kmod);
+	if (fi->dclient)
+		debuginfod_end(fi->dclient);
 	free(fi->moddir);
 	free(fi);
 }
@@ -84,6 +89,32 @@ void ms_finder_free(struct ms_finder *fi)
 const char *ms_finder_moddir(const struct ms_finder *fi)
 {
 	return fi->moddir;
+}
+
+const struct ms_ctx *ms_finder_ctx(const struct ms_finder *fi)
+{
+	return fi->ctx;
+}
+
+int ms_finder_debuginfod(struct ms_finder *fi, const unsigned char *id,
+			 size_t len, char **path_ret)
+{
+	int fd;
+
+	if (fi->dfailed)
+		return fi->dfailed;
+	if (!fi->dclient && !(fi->dclient = debuginfod_begin()))
+		return -ENOMEM;
+	/* Honours DEBUGINFOD_URLS, _CACHE_PATH and _TIMEOUT. */
+	fd = debuginfod_find_debuginfo(fi->dclient, id, (int)len, path_ret);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	/* Not found is an answer; anything else means the servers are out of reach. */
+	if (fd != -ENOENT)
+		fi->dfailed = fd;
+	return fd;
 }
 
 /* "dm-mod.ko.xz" -> "dm_mod"; NULL if not a module file name. */

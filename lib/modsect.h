@@ -143,6 +143,14 @@ int ms_finder_new(const struct ms_ctx *ctx, const char *release,
 void ms_finder_free(struct ms_finder *fi);
 /* The module directory in use, or NULL if none is known. */
 const char *ms_finder_moddir(const struct ms_finder *fi);
+const struct ms_ctx *ms_finder_ctx(const struct ms_finder *fi);
+/*
+ * Asks debuginfod for the debug info of a build-id: 0 with the cached
+ * file's path, or a negative errno. After a failure to reach the servers
+ * the finder stops asking, so --all does not wait a timeout per module.
+ */
+int ms_finder_debuginfod(struct ms_finder *fi, const unsigned char *id,
+			 size_t len, char **path_ret);
 /*
  * Opens the file of a module: of all candidates in order, the first whose
  * build-id is want_build_id, or the first one when want_build_id is NULL
@@ -281,11 +289,10 @@ struct ms_debuginfo {
  * was found. A candidate that does not match the loaded module is skipped;
  * a --debug-file that does not match is refused unless MS_DEBUG_FORCE.
  */
-int ms_debuginfo_find(const struct ms_ctx *ctx, const struct ms_module *mod,
-		      const struct ms_modfile *modfile, const char *moddir,
-		      const char *release, const char *debug_file,
-		      unsigned int flags, struct ms_debuginfo **ret,
-		      struct ms_err *err);
+int ms_debuginfo_find(struct ms_finder *fi, const struct ms_module *mod,
+		      const struct ms_modfile *modfile, const char *release,
+		      const char *debug_file, unsigned int flags,
+		      struct ms_debuginfo **ret, struct ms_err *err);
 void ms_debuginfo_free(struct ms_debuginfo *d);
 const char *ms_dsource_str(enum ms_dsource s);
 

@@ -46,8 +46,7 @@ int resolve(const struct ms_ctx *ctx, struct ms_finder *fi,
 		*err = ferr;
 		return rc;
 	}
-	rc = ms_debuginfo_find(ctx, mod, r.file, ms_finder_moddir(fi),
-			       map->release, o->debug_file,
+	rc = ms_debuginfo_find(fi, mod, r.file, map->release, o->debug_file,
 			       o->force ? MS_DEBUG_FORCE : 0, &r.debug, err);
 	if (!rc && !r.file && r.debug->file && r.debug->owned) {
 		r.file = r.debug->file; /* the layout reads its sections */
