@@ -296,6 +296,41 @@ int ms_debuginfo_find(struct ms_finder *fi, const struct ms_module *mod,
 void ms_debuginfo_free(struct ms_debuginfo *d);
 const char *ms_dsource_str(enum ms_dsource s);
 
+/* ---- addresses to symbols and lines (symbolize.c) ---- */
+
+#define MS_MAX_FRAMES 32
+#define MS_SYM_RETURN 0x1 /* a return address: look up addr - 1 */
+
+struct ms_frame {
+	const char *func;
+	const char *file; /* NULL if unknown */
+	int line, col;
+};
+
+struct ms_symres {
+	uint64_t addr;
+	const char *module; /* NULL: in no module */
+	const char *section; /* NULL if in no loaded section */
+	uint64_t section_offset;
+	const char *symbol; /* NULL if none */
+	uint64_t symbol_offset, symbol_size;
+	struct ms_frame frames[MS_MAX_FRAMES]; /* innermost first */
+	size_t nframes;
+};
+
+struct ms_symbolizer;
+
+int ms_symbolizer_new(struct ms_symbolizer **ret, struct ms_err *err);
+/* Adds a module; the layout (and its debug info) must outlive s. */
+int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
+		      struct ms_err *err);
+/* Call after the last add, before the first lookup. */
+int ms_symbolizer_done(struct ms_symbolizer *s, struct ms_err *err);
+void ms_symbolizer_free(struct ms_symbolizer *s);
+/* -ENOENT if addr is in no module; strings live as long as s. */
+int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
+		 struct ms_symres *res);
+
 /* ---- emitters (emit.c) ---- */
 
 int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err);

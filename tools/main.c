@@ -24,6 +24,10 @@ const struct cmd commands[] = {
 	  2 },
 	{ "list", do_list, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON, "",
 	  "list loaded modules, their files and verification", 0, 0 },
+	{ "resolve", do_resolve, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON,
+	  "[ADDR...]",
+	  "addresses (arguments, or standard input) to symbols and source lines",
+	  0, 1000000 },
 	{ "debuginfo", do_debuginfo,
 	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON | OPT_ALL |
 		  OPT_DEBUG_FILE,

@@ -95,5 +95,6 @@ int do_sections(struct opts *o);
 int do_list(struct opts *o);
 int do_capture(struct opts *o);
 int do_debuginfo(struct opts *o);
+int do_resolve(struct opts *o);
 
 #endif

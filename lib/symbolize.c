@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Addresses to symbols, source lines and inline chains.
+ *
+ * libdwfl loads each module the way it loads the running kernel's: the
+ * module is reported at its runtime range, find_elf hands it our (debug)
+ * file, and section_address gives the map's addresses, so every address
+ * libdwfl returns is a runtime address. libdwfl answers symbols and lines
+ * from sorted tables it keeps; the inline chain it would rebuild per
+ * address (dwarf_getscopes walks the CU each time), so we build, once per
+ * module, a sorted table of functions, each with its inlined calls in
+ * depth-first order, and answer each address by binary search.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "modsect.h"
+
+struct inl {
+	uint64_t lo, hi;
+	const char *name;
+	const char *call_file;
+	int call_line, call_col;
+	int depth; /* 0: directly inside the function */
+};
+
+struct fn {
+	uint64_t lo, hi;
+	const char *name;
+	struct inl *inl; /* depth-first */
+	size_t ninl;
+};
+
+struct smod {
+	const struct ms_layout *l;
+	Dwfl_Module *dm;
+	struct fn *fns; /* sorted by lo, built on first use */
+	size_t nfns, capfns;
+	bool built;
+	uint64_t lo, hi; /* runtime range reported to libdwfl */
+};
+
+struct ms_symbolizer {
+	Dwfl *dwfl;
+	struct smod *mods;
+	size_t nmods;
+	Dwfl_Callbacks cb;
+};
+
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+		    Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	const struct smod *sm = *userdata;
+	const struct ms_layout *l = sm->l;
+	const char *path = l->debug && l->debug->file ?
+				   ms_modfile_debugger_path(l->debug->file) :
+				   ms_modfile_debugger_path(l->file);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	(void)mod, (void)modname, (void)base;
+	if (fd < 0)
+		return -1;
+	*file_name = strdup(path);
+	*elfp = NULL; /* libdwfl opens fd itself */
+	return fd;
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	/* The file we gave is the debug info (or there is none). */
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
+static int section_address(Dwfl_Module *mod, void **userdata,
+			   const char *modname, Dwarf_Addr base,
+			   const char *secname, GElf_Word shndx,
+			   const GElf_Shdr *shdr, Dwarf_Addr *addr)
+{
+	const struct smod *sm = *userdata;
+
+	(void)mod, (void)modname, (void)base, (void)shndx, (void)shdr;
+	for (size_t i = 0; i < sm->l->nsecs; i++) {
+		const struct ms_lsec *s = &sm->l->secs[i];
+
+		if (strcmp(s->name, secname))
+			continue;
+		if (s->place == MS_PLACE_LOADED ||
+		    s->place == MS_PLACE_PERCPU) {
+			*addr = s->addr;
+			return 0;
+		}
+		break;
+	}
+	/* Not loaded (freed .init, .modinfo): its symbols resolve nowhere. */
+	*addr = (Dwarf_Addr)-1;
+	return 0;
+}
+
+int ms_symbolizer_new(struct ms_symbolizer **ret, struct ms_err *err)
+{
+	struct ms_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return ms_err_errno(err, ENOMEM, "symbolizer");
+	s->cb.find_elf = find_elf;
+	s->cb.find_debuginfo = find_debuginfo;
+	s->cb.section_address = section_address;
+	s->dwfl = dwfl_begin(&s->cb);
+	if (!s->dwfl) {
+		free(s);
+		return ms_err_set(err, ENOMEM, "libdwfl: %s", dwfl_errmsg(-1));
+	}
+	dwfl_report_begin(s->dwfl);
+	*ret = s;
+	return 0;
+}
+
+static void free_fns(struct smod *sm)
+{
+	for (size_t i = 0; i < sm->nfns; i++)
+		free(sm->fns[i].inl);
+	free(sm->fns);
+}
+
+void ms_symbolizer_free(struct ms_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nmods; i++)
+		free_fns(&s->mods[i]);
+	free(s->mods);
+	dwfl_end(s->dwfl);
+	free(s);
+}
+
+/* The runtime range of what the module has loaded (per-cpu aside). */
+static bool module_range(const struct ms_layout *l, uint64_t *lo, uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < l->nsecs; i++) {
+		const struct ms_lsec *s = &l->secs[i];
+
+		if (s->place != MS_PLACE_LOADED)
+			continue;
+		if (s->addr < *lo)
+			*lo = s->addr;
+		if (s->addr + (s->size ? s->size : 1) > *hi)
+			*hi = s->addr + (s->size ? s->size : 1);
+	}
+	return *lo < *hi;
+}
+
+int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
+		      struct ms_err *err)
+{
+	struct smod *n = realloc(s->mods, (s->nmods + 1) * sizeof(*n));
+	struct smod *sm;
+
+	if (!n)
+		return ms_err_errno(err, ENOMEM, "symbolizer");
+	s->mods = n;
+	sm = &s->mods[s->nmods];
+	memset(sm, 0, sizeof(*sm));
+	sm->l = l;
+	if (!module_range(l, &sm->lo, &sm->hi))
+		return ms_err_set(err, EINVAL, "module %s has nothing loaded",
+				  l->mod->name);
+	s->nmods++;
+	return 0;
+}
+
+static int cmp_smod(const void *a, const void *b)
+{
+	const struct smod *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+int ms_symbolizer_done(struct ms_symbolizer *s, struct ms_err *err)
+{
+	qsort(s->mods, s->nmods, sizeof(*s->mods), cmp_smod);
+	for (size_t i = 0; i < s->nmods; i++) {
+		struct smod *sm = &s->mods[i];
+		void **ud;
+
+		if (i > 0 && sm->lo < s->mods[i - 1].hi)
+			return ms_err_set(
+				err, EINVAL,
+				"modules %s and %s overlap in the map",
+				s->mods[i - 1].l->mod->name, sm->l->mod->name);
+		sm->dm = dwfl_report_module(s->dwfl, sm->l->mod->name, sm->lo,
+					    sm->hi);
+		if (!sm->dm)
+			return ms_err_set(err, EINVAL, "libdwfl: %s: %s",
+					  sm->l->mod->name, dwfl_errmsg(-1));
+		dwfl_module_info(sm->dm, &ud, NULL, NULL, NULL, NULL, NULL,
+				 NULL);
+		*ud = sm;
+	}
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
+		return ms_err_set(err, EINVAL, "libdwfl: %s", dwfl_errmsg(-1));
+	return 0;
+}
+
+/* ---- per-module function and inline tables ---- */
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n =
+		dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+
+	return n ? n : "??";
+}
+
+static int add_fn(struct smod *sm, uint64_t lo, uint64_t hi, const char *name)
+{
+	if (sm->nfns == sm->capfns) {
+		size_t ncap = sm->capfns ? 2 * sm->capfns : 256;
+		struct fn *n = realloc(sm->fns, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sm->fns = n;
+		sm->capfns = ncap;
+	}
+	sm->fns[sm->nfns++] = (struct fn){ .lo = lo, .hi = hi, .name = name };
+	return 0;
+}
+
+struct walk {
+	struct smod *sm;
+	uint64_t bias;
+	Dwarf_Files *files;
+	size_t nfiles;
+	struct inl *inl; /* inlined calls of the current function */
+	size_t ninl, capinl;
+};
+
+static int add_inl(struct walk *w, Dwarf_Die *die, int depth)
+{
+	Dwarf_Addr base, lo, hi;
+	Dwarf_Attribute a;
+	Dwarf_Word file = 0, line = 0, col = 0;
+	ptrdiff_t off = 0;
+
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &file);
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line);
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_column, &a), &col);
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (w->ninl == w->capinl) {
+			size_t ncap = w->capinl ? 2 * w->capinl : 16;
+			struct inl *n = realloc(w->inl, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			w->inl = n;
+			w->capinl = ncap;
+		}
+		w->inl[w->ninl++] = (struct inl){
+			.lo = lo + w->bias,
+			.hi = hi + w->bias,
+			.name = die_name(die),
+			.call_file = w->files && file < w->nfiles ?
+					     dwarf_filesrc(w->files, file, NULL,
+							   NULL) :
+					     NULL,
+			.call_line = (int)line,
+			.call_col = (int)col,
+			.depth = depth,
+		};
+	}
+	return 0;
+}
+
+/* Inlined calls below die, depth-first. */
+static int walk_inlines(struct walk *w, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+	int r = 0;
+
+	if (dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			r = add_inl(w, &child, depth);
+			if (!r)
+				r = walk_inlines(w, &child, depth + 1);
+		} else if (tag == DW_TAG_lexical_block) {
+			r = walk_inlines(w, &child, depth);
+		}
+	} while (!r && dwarf_siblingof(&child, &child) == 0);
+	return r;
+}
+
+static int add_subprogram(struct walk *w, Dwarf_Die *die)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	size_t first = w->sm->nfns;
+	int r;
+
+	w->inl = NULL;
+	w->ninl = w->capinl = 0;
+	r = walk_inlines(w, die, 0);
+	/* A function split in parts (.cold, ranges) is one entry per part. */
+	while (!r && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		r = add_fn(w->sm, lo + w->bias, hi + w->bias, die_name(die));
+	for (size_t i = first; !r && i < w->sm->nfns; i++) {
+		struct fn *f = &w->sm->fns[i];
+
+		/* Each part keeps the inlined calls that fall in it. */
+		f->inl = malloc((w->ninl ? w->ninl : 1) * sizeof(*f->inl));
+		if (!f->inl) {
+			r = -ENOMEM;
+			break;
+		}
+		for (size_t j = 0; j < w->ninl; j++)
+			if (w->inl[j].lo < f->hi && w->inl[j].hi > f->lo)
+				f->inl[f->ninl++] = w->inl[j];
+	}
+	free(w->inl);
+	return r;
+}
+
+static int walk_cu(struct walk *w, Dwarf_Die *die)
+{
+	Dwarf_Die child;
+	int r = 0;
+
+	if (dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_subprogram &&
+		    dwarf_hasattr(&child, DW_AT_low_pc))
+			r = add_subprogram(w, &child);
+		else if (tag == DW_TAG_subprogram &&
+			 dwarf_hasattr(&child, DW_AT_ranges))
+			r = add_subprogram(w, &child);
+		else if (tag == DW_TAG_namespace)
+			r = walk_cu(w, &child);
+	} while (!r && dwarf_siblingof(&child, &child) == 0);
+	return r;
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int build(struct smod *sm)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	int r = 0;
+
+	sm->built = true;
+	while (!r && (cu = dwfl_module_nextcu(sm->dm, cu, &bias))) {
+		struct walk w = { .sm = sm, .bias = bias };
+
+		if (dwarf_getsrcfiles(cu, &w.files, &w.nfiles) != 0)
+			w.files = NULL;
+		r = walk_cu(&w, cu);
+	}
+	qsort(sm->fns, sm->nfns, sizeof(*sm->fns), cmp_fn);
+	return r;
+}
+
+static const struct fn *find_fn(const struct smod *sm, uint64_t addr)
+{
+	size_t lo = 0, hi = sm->nfns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sm->fns[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The last function starting at or before addr, if it covers it. */
+	if (lo == 0 || addr >= sm->fns[lo - 1].hi)
+		return NULL;
+	return &sm->fns[lo - 1];
+}
+
+static struct smod *find_mod(struct ms_symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nmods;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->mods[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= s->mods[lo - 1].hi)
+		return NULL;
+	return &s->mods[lo - 1];
+}
+
+static void find_section(const struct ms_layout *l, uint64_t addr,
+			 struct ms_symres *res)
+{
+	for (size_t i = 0; i < l->nsecs; i++) {
+		const struct ms_lsec *s = &l->secs[i];
+
+		if (s->place == MS_PLACE_LOADED && addr >= s->addr &&
+		    addr < s->addr + s->size) {
+			res->section = s->name;
+			res->section_offset = addr - s->addr;
+			return;
+		}
+	}
+}
+
+/* Source line of addr, into frame f. */
+static void line_of(Dwfl_Module *dm, uint64_t addr, struct ms_frame *f)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(dm, addr);
+	int lineno = 0, col = 0;
+
+	if (!line)
+		return;
+	f->file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
+	f->line = lineno;
+	f->col = col;
+}
+
+int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
+		 struct ms_symres *res)
+{
+	/* A return address belongs to the call before it. */
+	uint64_t look = flags & MS_SYM_RETURN ? addr - 1 : addr;
+	struct smod *sm = find_mod(s, look);
+	const struct fn *fn;
+	const struct inl *chain[MS_MAX_FRAMES];
+	size_t depth = 0;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name;
+
+	memset(res, 0, sizeof(*res));
+	res->addr = addr;
+	if (!sm)
+		return -ENOENT;
+	res->module = sm->l->mod->name;
+	find_section(sm->l, addr, res);
+	name = dwfl_module_addrinfo(sm->dm, look, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		res->symbol = name;
+		res->symbol_offset = addr - (look - off);
+		res->symbol_size = sym.st_size;
+	}
+	if (!sm->built && build(sm) < 0)
+		return -ENOMEM;
+	fn = find_fn(sm, look);
+	if (!fn) {
+		/* No DWARF here: the symbol is all we know. */
+		if (name) {
+			res->frames[0].func = name;
+			line_of(sm->dm, look, &res->frames[0]);
+			res->nframes = 1;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < fn->ninl; i++) {
+		const struct inl *in = &fn->inl[i];
+
+		if (look < in->lo || look >= in->hi ||
+		    in->depth >= MS_MAX_FRAMES - 1)
+			continue;
+		chain[in->depth] = in;
+		depth = (size_t)in->depth + 1;
+	}
+	/*
+	 * chain[0] is the outermost inlined call, chain[depth - 1] the
+	 * innermost. Frame 0 is the innermost scope at the line table's line;
+	 * frame k is the scope that called frame k - 1, at that call's line.
+	 */
+	for (size_t k = 0; k <= depth; k++) {
+		struct ms_frame *f = &res->frames[k];
+
+		f->func = k < depth ? chain[depth - 1 - k]->name : fn->name;
+		if (k == 0) {
+			line_of(sm->dm, look, f);
+		} else {
+			const struct inl *callee = chain[depth - k];
+
+			f->file = callee->call_file;
+			f->line = callee->call_line;
+			f->col = callee->call_col;
+		}
+	}
+	res->nframes = depth + 1;
+	return 0;
+}

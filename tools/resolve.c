@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* modsect resolve: addresses to module, section, symbol, file:line, inlines. */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modsect.h"
+
+struct modules {
+	struct resolved *res;
+	size_t n;
+	struct ms_symbolizer *sym;
+};
+
+static void modules_clear(struct modules *m)
+{
+	ms_symbolizer_free(m->sym);
+	for (size_t i = 0; i < m->n; i++)
+		resolved_clear(&m->res[i]);
+	free(m->res);
+}
+
+/* Every module whose file is found; the others cannot be symbolized. */
+static int load_modules(const struct ms_ctx *ctx, struct ms_finder *fi,
+			const struct opts *o, const struct ms_map *map,
+			struct modules *m, struct ms_err *err)
+{
+	int r = ms_symbolizer_new(&m->sym, err);
+
+	if (!r && !(m->res = calloc(map->nmodules + 1, sizeof(*m->res))))
+		r = ms_err_errno(err, ENOMEM, "resolve");
+	for (size_t i = 0; !r && i < map->nmodules; i++) {
+		struct ms_err merr = { 0 };
+		int rr = resolve(ctx, fi, o, map, &map->modules[i], NULL,
+				 &m->res[m->n], &merr);
+
+		if (rr == -ENOENT) {
+			warn("%s", merr.msg);
+			continue;
+		}
+		if (rr) {
+			*err = merr;
+			return rr;
+		}
+		r = ms_symbolizer_add(m->sym, m->res[m->n].layout, err);
+		m->n++;
+	}
+	return r ? r : ms_symbolizer_done(m->sym, err);
+}
+
+static int parse_addr(const char *s, uint64_t *ret)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	errno = 0;
+	*ret = strtoull(s, &end, 16);
+	while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')
+		end++;
+	return errno || end == s || *end ? -EINVAL : 0;
+}
+
+static void print_text(FILE *out, const struct ms_symres *r)
+{
+	fprintf(out, "0x%016" PRIx64 ":", r->addr);
+	if (!r->module) {
+		fprintf(out, " not in any module\n");
+		return;
+	}
+	if (r->symbol)
+		fprintf(out, " %s+0x%" PRIx64 "/0x%" PRIx64, r->symbol,
+			r->symbol_offset, r->symbol_size);
+	fprintf(out, " [%s]", r->module);
+	if (r->section)
+		fprintf(out, " %s+0x%" PRIx64, r->section, r->section_offset);
+	fputc('\n', out);
+	for (size_t i = 0; i < r->nframes; i++) {
+		const struct ms_frame *f = &r->frames[i];
+
+		fprintf(out, "    %s%s at %s:%d", i ? "(inlined by) " : "",
+			f->func, f->file ? f->file : "??", f->line);
+		if (f->col)
+			fprintf(out, ":%d", f->col);
+		fputc('\n', out);
+	}
+}
+
+static json_object *to_json(const struct ms_symres *r)
+{
+	json_object *o = json_object_new_object(), *a;
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%016" PRIx64, r->addr);
+	json_object_object_add(o, "address", json_object_new_string(buf));
+	json_object_object_add(o, "module",
+			       r->module ? json_object_new_string(r->module) :
+					   NULL);
+	json_object_object_add(o, "section",
+			       r->section ? json_object_new_string(r->section) :
+					    NULL);
+	if (r->section)
+		json_object_object_add(
+			o, "section_offset",
+			json_object_new_uint64(r->section_offset));
+	json_object_object_add(o, "symbol",
+			       r->symbol ? json_object_new_string(r->symbol) :
+					   NULL);
+	if (r->symbol) {
+		json_object_object_add(
+			o, "offset", json_object_new_uint64(r->symbol_offset));
+		json_object_object_add(o, "size",
+				       json_object_new_uint64(r->symbol_size));
+	}
+	a = json_object_new_array();
+	for (size_t i = 0; i < r->nframes; i++) {
+		json_object *f = json_object_new_object();
+
+		json_object_object_add(
+			f, "function",
+			json_object_new_string(r->frames[i].func));
+		json_object_object_add(
+			f, "file",
+			r->frames[i].file ?
+				json_object_new_string(r->frames[i].file) :
+				NULL);
+		json_object_object_add(f, "line",
+				       json_object_new_int(r->frames[i].line));
+		json_object_object_add(f, "column",
+				       json_object_new_int(r->frames[i].col));
+		json_object_array_add(a, f);
+	}
+	json_object_object_add(o, "frames", a);
+	return o;
+}
+
+/* One address: into the text output or the JSON array. */
+static int one(struct modules *m, const char *s, FILE *out, json_object *arr,
+	       size_t *outside, struct ms_err *err)
+{
+	struct ms_symres r;
+	uint64_t addr;
+
+	if (parse_addr(s, &addr) < 0)
+		return ms_err_set(err, EINVAL, "not an address: \"%.40s\"", s);
+	if (ms_symbolize(m->sym, addr, 0, &r) == -ENOENT)
+		(*outside)++;
+	if (arr)
+		json_object_array_add(arr, to_json(&r));
+	else
+		print_text(out, &r);
+	return 0;
+}
+
+int do_resolve(struct opts *o)
+{
+	struct ms_err err = { 0 };
+	struct ms_ctx *ctx = NULL;
+	struct ms_finder *fi = NULL;
+	struct ms_map *map = NULL;
+	struct modules m = { 0 };
+	struct ms_buf b = { 0 };
+	json_object *arr = NULL;
+	size_t outside = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	int r = setup_ctx(o, &ctx, &err);
+
+	if (!r)
+		r = load_map(ctx, o, NULL, &map, &err);
+	if (!r)
+		r = ms_finder_new(ctx, map->release, &fi, &err);
+	if (!r)
+		r = load_modules(ctx, fi, o, map, &m, &err);
+	if (!r)
+		r = ms_buf_open(&b, &err);
+	if (!r && o->json)
+		arr = json_object_new_array();
+	for (int i = 0; !r && i < o->nargs; i++)
+		r = one(&m, o->args[i], b.f, arr, &outside, &err);
+	while (!r && o->nargs == 0 && getline(&line, &cap, stdin) > 0)
+		if (line[strspn(line, " \t\r\n")])
+			r = one(&m, line, b.f, arr, &outside, &err);
+	if (!r && arr)
+		fprintf(b.f, "%s\n",
+			json_object_to_json_string_ext(
+				arr, JSON_C_TO_STRING_PRETTY |
+					     JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (!r)
+		r = write_buf(o, &b, &err);
+	json_object_put(arr);
+	free(line);
+	ms_buf_free(&b);
+	modules_clear(&m);
+	ms_finder_free(fi);
+	ms_map_free(map);
+	ms_ctx_free(ctx);
+	if (r)
+		return report(&err, r);
+	return outside ? EXIT_NOTFOUND : EXIT_OK;
+}
