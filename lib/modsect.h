@@ -65,6 +65,8 @@ const char *ms_ctx_debug_dir(const struct ms_ctx *ctx, size_t i);
 void ms_ctx_set_offline(struct ms_ctx *ctx, bool offline);
 bool ms_ctx_offline(const struct ms_ctx *ctx);
 
+struct ms_modfile;
+
 /* ---- the section map (map.c, sysfs.c, capture.c) ---- */
 
 struct ms_section {
@@ -108,6 +110,16 @@ const struct ms_section *ms_module_section(const struct ms_module *mod,
 bool ms_modname_eq(const char *a, const char *b);
 /* Sorts modules by name and sections by address; finds duplicates. */
 int ms_map_finish(struct ms_map *map, struct ms_err *err);
+
+/*
+ * Adds module name to the map with its file's allocatable sections laid
+ * out from base, as if loaded there and still initializing (so .init.*
+ * counts): for symbolizing "func+off [mod]" frames with no map. Pointers
+ * into map->modules are invalid afterwards; call ms_map_finish.
+ */
+int ms_map_add_placed(struct ms_map *map, const char *name,
+		      const struct ms_modfile *f, uint64_t base,
+		      struct ms_err *err);
 
 /* Reads the live map under ctx's root; only_module NULL means all. */
 int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
@@ -330,6 +342,30 @@ void ms_symbolizer_free(struct ms_symbolizer *s);
 /* -ENOENT if addr is in no module; strings live as long as s. */
 int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		 struct ms_symres *res);
+
+/* Name to runtime address, for "func+0x1a/0x60 [mod]"; -ENOENT if none. */
+int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
+			 const char *name, uint64_t *addr_ret);
+
+/* ---- frames in kernel log text (logparse.c) ---- */
+
+enum ms_logframe_kind {
+	MS_LOGFRAME_SYMBOL, /* func+0x1a/0x60 [mod] */
+	MS_LOGFRAME_ADDRESS, /* [<ffffffffc0a14000>] */
+};
+
+struct ms_logframe {
+	enum ms_logframe_kind kind;
+	size_t start, end; /* the frame's bytes in the line */
+	char symbol[256];
+	char module[64]; /* "" for the core kernel */
+	uint64_t offset;
+	uint64_t address; /* MS_LOGFRAME_ADDRESS */
+	bool exact; /* where execution was (RIP, WARNING at), not a return */
+};
+
+/* Finds the first frame at or after byte from; 1 if found, 0 if none. */
+int ms_log_frame(const char *line, size_t from, struct ms_logframe *f);
 
 /* ---- emitters (emit.c) ---- */
 

@@ -516,3 +516,33 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	res->nframes = depth + 1;
 	return 0;
 }
+
+int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
+			 const char *name, uint64_t *addr_ret)
+{
+	for (size_t i = 0; i < s->nmods; i++) {
+		Dwfl_Module *dm = s->mods[i].dm;
+		int n;
+
+		if (!ms_modname_eq(s->mods[i].l->mod->name, module))
+			continue;
+		n = dwfl_module_getsymtab(dm);
+		for (int j = 1; j < n; j++) {
+			GElf_Sym sym;
+			GElf_Addr addr;
+			const char *sn = dwfl_module_getsym_info(
+				dm, j, &sym, &addr, NULL, NULL, NULL);
+
+			/* Defined code or data only: not sections or files. */
+			if (sn && sym.st_shndx != SHN_UNDEF &&
+			    GELF_ST_TYPE(sym.st_info) != STT_SECTION &&
+			    GELF_ST_TYPE(sym.st_info) != STT_FILE &&
+			    strcmp(sn, name) == 0 && addr != (GElf_Addr)-1) {
+				*addr_ret = addr;
+				return 0;
+			}
+		}
+		return -ENOENT;
+	}
+	return -ENOENT;
+}

@@ -28,6 +28,9 @@ const struct cmd commands[] = {
 	  "[ADDR...]",
 	  "addresses (arguments, or standard input) to symbols and source lines",
 	  0, 1000000 },
+	{ "decode", do_decode, OPT_SOURCE | OPT_FILES | OPT_OUTPUT, "[FILE]",
+	  "annotate kernel log text (oops, WARN, BUG, KASAN) with source lines",
+	  0, 1 },
 	{ "debuginfo", do_debuginfo,
 	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON | OPT_ALL |
 		  OPT_DEBUG_FILE,

@@ -96,5 +96,6 @@ int do_list(struct opts *o);
 int do_capture(struct opts *o);
 int do_debuginfo(struct opts *o);
 int do_resolve(struct opts *o);
+int do_decode(struct opts *o);
 
 #endif
