@@ -214,8 +214,9 @@ static int index_search(struct ms_finder *fi, struct ms_err *err)
 			return ms_err_errno(err, -r, "indexing %s",
 					    ms_ctx_search(fi->ctx, i));
 		/* Sort each tree on its own so tree order stays precedence. */
-		qsort(fi->entries + first, fi->nentries - first,
-		      sizeof(*fi->entries), cmp_entry);
+		if (fi->nentries > first)
+			qsort(fi->entries + first, fi->nentries - first,
+			      sizeof(*fi->entries), cmp_entry);
 	}
 	fi->indexed = true;
 	return 0;

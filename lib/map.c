@@ -105,7 +105,9 @@ static int cmp_section_name(const void *a, const void *b)
 
 int ms_map_finish(struct ms_map *map, struct ms_err *err)
 {
-	qsort(map->modules, map->nmodules, sizeof(*map->modules), cmp_module);
+	if (map->nmodules)
+		qsort(map->modules, map->nmodules, sizeof(*map->modules),
+		      cmp_module);
 	for (size_t i = 0; i < map->nmodules; i++) {
 		struct ms_module *m = &map->modules[i];
 

@@ -191,7 +191,8 @@ static int cmp_smod(const void *a, const void *b)
 
 int ms_symbolizer_done(struct ms_symbolizer *s, struct ms_err *err)
 {
-	qsort(s->mods, s->nmods, sizeof(*s->mods), cmp_smod);
+	if (s->nmods)
+		qsort(s->mods, s->nmods, sizeof(*s->mods), cmp_smod);
 	for (size_t i = 0; i < s->nmods; i++) {
 		struct smod *sm = &s->mods[i];
 		void **ud;
@@ -381,7 +382,8 @@ static int build(struct smod *sm)
 			w.files = NULL;
 		r = walk_cu(&w, cu);
 	}
-	qsort(sm->fns, sm->nfns, sizeof(*sm->fns), cmp_fn);
+	if (sm->nfns)
+		qsort(sm->fns, sm->nfns, sizeof(*sm->fns), cmp_fn);
 	return r;
 }
 

@@ -154,6 +154,8 @@ static bool same_sections(struct ms_section *a, size_t na, struct ms_section *b,
 {
 	if (na != nb)
 		return false;
+	if (na == 0)
+		return true;
 	qsort(a, na, sizeof(*a), cmp_sec);
 	qsort(b, nb, sizeof(*b), cmp_sec);
 	for (size_t i = 0; i < na; i++)
