@@ -71,7 +71,8 @@ vm_busybox() {
 
 vm_ensure_host_pkgs() {
 	vm_need_pkgs qemu-system-x86_64:qemu-system-x86 cpio:cpio gzip:gzip \
-		modprobe:kmod readelf:binutils strip:binutils gcc:gcc make:make \
+		modprobe:kmod readelf:binutils strip:binutils objcopy:binutils \
+		gcc:gcc make:make \
 		gdb:gdb od:coreutils awk:mawk timeout:coreutils
 	if ! vm_busybox >/dev/null; then
 		if [ "$(id -u)" != 0 ]; then
@@ -118,7 +119,10 @@ vm_find_kernel() {
 }
 
 # vm_build_testmod: builds tests/vm/testmod in $VM_OUT/testmod.  Sets
-# VM_TESTMOD_KO (with debug info) and VM_TESTMOD_KO_STRIPPED.
+# VM_TESTMOD_KO (with debug info), VM_TESTMOD_KO_STRIPPED (strip
+# --strip-debug: what the guest loads) and VM_TESTMOD_DEBUG (objcopy
+# --only-keep-debug of the full module: the separate debug file), and
+# VM_TESTMOD_BUILD_ID.  All three carry the same build-id.
 vm_build_testmod() {
 	local b=$VM_OUT/testmod
 	mkdir -p "$b"
@@ -133,7 +137,23 @@ vm_build_testmod() {
 		vm_die "strip failed"
 	readelf -S "$VM_TESTMOD_KO" | grep -q '\.debug_info' ||
 		vm_die "$VM_TESTMOD_KO has no debug info"
+	! readelf -S "$VM_TESTMOD_KO_STRIPPED" | grep -q '\.debug_' ||
+		vm_die "$VM_TESTMOD_KO_STRIPPED still has debug sections"
+	# Not named *.ko*: --search "$b" must keep finding modsect_test.ko.
+	VM_TESTMOD_DEBUG=$b/modsect_test.debug
+	objcopy --only-keep-debug "$VM_TESTMOD_KO" "$VM_TESTMOD_DEBUG" ||
+		vm_die "objcopy --only-keep-debug failed"
+	VM_TESTMOD_BUILD_ID=$(vm_build_id "$VM_TESTMOD_KO")
+	[ -n "$VM_TESTMOD_BUILD_ID" ] &&
+		[ "$(vm_build_id "$VM_TESTMOD_KO_STRIPPED")" = "$VM_TESTMOD_BUILD_ID" ] &&
+		[ "$(vm_build_id "$VM_TESTMOD_DEBUG")" = "$VM_TESTMOD_BUILD_ID" ] ||
+		vm_die "the full, stripped and debug test module files differ in build-id"
 	vm_log "test module: $VM_TESTMOD_KO"
+}
+
+# vm_build_id FILE: the GNU build-id of an ELF file, in hex.
+vm_build_id() {
+	readelf -n "$1" 2>/dev/null | sed -n 's/^.*Build ID: *\([0-9a-f]*\).*$/\1/p' | head -n 1
 }
 
 # Print the host paths of a stock module and its dependencies, dependencies
@@ -177,7 +197,9 @@ vm_build_initramfs() {
 			echo "$name" >>"$root/modules/order"
 		done
 	done
-	cp "$VM_TESTMOD_KO" "$root/modules/99-modsect_test.ko"
+	# The guest gets the stripped module, as distributions ship them: its
+	# DWARF exists only on the host (VM_TESTMOD_KO, VM_TESTMOD_DEBUG).
+	cp "$VM_TESTMOD_KO_STRIPPED" "$root/modules/99-modsect_test.ko"
 	echo 99-modsect_test.ko >>"$root/modules/order"
 
 	if [ -n "${MODSECT_STATIC:-}" ]; then
@@ -202,7 +224,7 @@ vm_build_initramfs() {
 				"$root/lib/modules/$VM_KREL/kernel/$name"
 		done <"$VM_MODLIST"
 		mkdir -p "$root/lib/modules/$VM_KREL/extra"
-		cp "$VM_TESTMOD_KO" "$root/lib/modules/$VM_KREL/extra/"
+		cp "$VM_TESTMOD_KO_STRIPPED" "$root/lib/modules/$VM_KREL/extra/modsect_test.ko"
 		depmod -b "$root" "$VM_KREL" 2>/dev/null || vm_die "depmod for the initramfs failed"
 		vm_log "guest /bin/modsect-live <- $MODSECT_DYN"
 	fi
@@ -353,6 +375,7 @@ vm_split_capture() {
 	vm_section live-gdb >"$VM_RUN/live-gdb.txt"
 	vm_section live-lldb >"$VM_RUN/live-lldb.txt"
 	vm_section live-sections >"$VM_RUN/live-sections.txt"
+	vm_section live-debuginfo >"$VM_RUN/live-debuginfo.txt"
 	vm_section live-stderr >"$VM_RUN/live-stderr.txt"
 	vm_section dmesg-0 >"$VM_RUN/dmesg-0.txt"
 	[ -s "$VM_RUN/sections.txt" ] || vm_die "empty sections capture"

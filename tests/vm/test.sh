@@ -20,6 +20,13 @@
 #  4. lldb (offline): `image lookup -a` of every kallsyms address names the
 #     right symbol.
 #  5. `modsect sections` and `modsect list` on the captures.
+#  6. debug info: the guest loaded the STRIPPED test module; on the host,
+#     `modsect debuginfo` finds its DWARF in a --debug-dir (by build-id and
+#     by module path) and from a real debuginfod on 127.0.0.1, each verified
+#     against the build-id of the guest's notes/; none with --offline and
+#     no debug info.  gdb attached to the guest with `modsect gdb
+#     --debug-dir` (and with the debuginfod file) stops at modsect_test_poke
+#     with its source file and line, and lists the source.
 #
 # Prints "ok: ..." / "FAIL: ..." per check, then "N passed, N failed".
 # Exit status 1 if anything failed.
@@ -29,7 +36,9 @@
 # MODSECT_VM_TEST_ATTACH=RUNDIR reuses a VM that is already running with that
 # run directory (development; the VM is left running), MODSECT_VM_LLDB=0 skips
 # lldb, MODSECT_VM_GDB_TIMEOUT (120 s), and lib.sh's MODSECT_VM_* variables.
+# DEBUGINFOD_URLS is ignored: only the test's own debuginfod is asked.
 set -u
+unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH DEBUGINFOD_TIMEOUT
 . "$(dirname "$0")/lib.sh"
 
 t_start=$(date +%s)
@@ -61,6 +70,8 @@ if [ -n "${MODSECT_VM_TEST_ATTACH:-}" ]; then
 	VM_BOOT_SECONDS=$(cat "$VM_RUN/boot.seconds")
 	VM_TESTMOD_KO=$VM_OUT/testmod/modsect_test.ko
 	VM_TESTMOD_KO_STRIPPED=$VM_OUT/testmod/modsect_test.stripped.ko
+	VM_TESTMOD_DEBUG=$VM_OUT/testmod/modsect_test.debug
+	VM_TESTMOD_BUILD_ID=$(vm_build_id "$VM_TESTMOD_KO")
 	VM_KREL=$(cat "$VM_RUN/uname.txt")
 	VM_MODLIST=$VM_OUT/modules.list
 	kill -0 "$VM_QEMU_PID" 2>/dev/null || vm_die "no QEMU running for $VM_RUN"
@@ -70,6 +81,22 @@ else
 	vm_setup
 	vm_start
 fi
+# vm_start's EXIT trap, plus the test's debuginfod (section 6).
+DFD_PID=
+dfd_stop() {
+	local pid=$DFD_PID i
+	[ -n "$pid" ] || return 0
+	DFD_PID=
+	kill "$pid" 2>/dev/null || true
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.3
+	done
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+trap 'dfd_stop; vm_stop' EXIT
+trap 'exit 130' INT TERM HUP
 gdb -nx -batch -ex 'python import gdb' >/dev/null 2>&1 ||
 	vm_die "gdb has no Python support (tests/vm/symdump.py needs it)"
 
@@ -123,6 +150,19 @@ fi
 for m in $MODS; do
 	grep -q "^$m .text 0x" "$VM_RUN/sections.txt" || bad "$m: no .text in the guest's sysfs sections"
 done
+# The guest loaded the stripped test module: no DWARF in the guest.  The
+# checks below find the module file on the host with --search "$TD", which
+# holds the full modsect_test.ko (same build-id); section 6 uses a directory
+# with only the stripped file.
+GUEST_ID=$(awk '$1 == "modsect_test" { print $2 }' "$VM_RUN/build-id.txt")
+guest_ko=$VM_OUT/initramfs/modules/99-modsect_test.ko
+if cmp -s "$guest_ko" "$VM_TESTMOD_KO_STRIPPED" && ! readelf -SW "$guest_ko" | grep -q '\.debug_' &&
+	[ -n "$GUEST_ID" ] && [ "$GUEST_ID" = "$VM_TESTMOD_BUILD_ID" ] &&
+	[ "$(vm_build_id "$VM_TESTMOD_DEBUG")" = "$GUEST_ID" ]; then
+	ok "guest loaded the stripped modsect_test.ko (no .debug_*), build-id $GUEST_ID (notes/) == full .ko == --only-keep-debug file"
+else
+	bad "guest's modsect_test is not the stripped module with build-id ${VM_TESTMOD_BUILD_ID:-?} (guest notes/: ${GUEST_ID:-none})"
+fi
 
 # --- the captures ---------------------------------------------------------------
 CAP_static=$VM_RUN/capture.txt
@@ -707,6 +747,22 @@ else
 	bad "live in the guest: modsect sections"
 	detail <"$VM_RUN/live-sections.txt"
 fi
+# The guest has the stripped module only: live modsect finds no DWARF.
+read -r _ _ _ lv ld _ <<<"$(awk '$1 == "modsect_test"' "$VM_RUN/live-list.txt")"
+if [ "${lv:-}" = build-id ] && [ "${ld:-}" = - ] &&
+	grep -q '^# debug info: none found' <(awk '/^# modsect_test \(/ { on = 1; next } /^# [A-Za-z0-9_]+ \(/ { on = 0 } on' "$VM_RUN/live-gdb.txt"); then
+	ok "live in the guest: modsect_test verified by build-id, DEBUG '-', gdb: '# debug info: none found' (the guest has no DWARF)"
+else
+	bad "live in the guest: modsect_test should have no debug info in the guest (list: '${lv:-}' '${ld:-}')"
+	grep -A4 '^# modsect_test (' "$VM_RUN/live-gdb.txt" | detail
+fi
+read -r _ lid lsrc lver _ <<<"$(awk '$1 == "modsect_test"' "$VM_RUN/live-debuginfo.txt")"
+if [ "$(live_rc debuginfo)" = rc=1 ] && [ "${lid:-}" = "$GUEST_ID" ] && [ "${lsrc:-}" = - ] && [ "${lver:-}" = - ]; then
+	ok "live in the guest: modsect debuginfo --offline --all: exit 1, modsect_test $lid source '-'"
+else
+	bad "live in the guest: modsect debuginfo --offline --all: $(live_rc debuginfo), modsect_test '${lid:-}' '${lsrc:-}' '${lver:-}'"
+	detail <"$VM_RUN/live-debuginfo.txt"
+fi
 if [ ! -s "$VM_RUN/live-stderr.txt" ]; then
 	ok "live in the guest: nothing on stderr (no sanitizer report)"
 else
@@ -714,7 +770,340 @@ else
 	detail <"$VM_RUN/live-stderr.txt"
 fi
 
-echo "timing: gdb live ${T_GDB_LIVE}s, gdb offline ${T_GDB_OFFLINE}s, lldb ${T_LLDB}s"
+# --- 6. debug info of the stripped module ---------------------------------------------
+# $SD holds ONLY the stripped module, as modsect_test.ko: the module file
+# modsect finds has no DWARF, so types and source lines can only come from
+# the debug info it finds elsewhere.  Every candidate must match the
+# build-id the guest reported in notes/ ($GUEST_ID).
+t0=$(date +%s)
+DI=$W/debuginfo
+SD=$DI/stripped
+mkdir -p "$SD"
+cp "$VM_TESTMOD_KO_STRIPPED" "$SD/modsect_test.ko"
+KREL=$(cat "$VM_RUN/uname.txt")
+ID=${GUEST_ID:-nobuildid}
+
+# di_check LABEL NAME WANT_RC WANT_SOURCE WANT_FILE ARGS...: `modsect
+# debuginfo ARGS` exits WANT_RC and its modsect_test row has the guest's
+# build-id, source WANT_SOURCE, verified build-id (- without debug info)
+# and file WANT_FILE.
+di_check() {
+	local label=$1 name=$2 wrc=$3 wsrc=$4 wfile=$5 rc=0 wver=build-id gid gsrc gver gfile
+	shift 5
+	[ "$wsrc" = - ] && wver=-
+	ms "$name" debuginfo "$@" || rc=$?
+	read -r _ gid gsrc gver gfile <<<"$(awk '$1 == "modsect_test"' "$W/$name.out")"
+	if [ "$rc" = "$wrc" ] && [ -n "$GUEST_ID" ] && [ "${gid:-}" = "$GUEST_ID" ] &&
+		[ "${gsrc:-}" = "$wsrc" ] && [ "${gver:-}" = "$wver" ] && [ "${gfile:-}" = "$wfile" ]; then
+		ok "debuginfo $label: exit $rc, build-id $gid (== guest notes/), source $gsrc, verified $gver, ${gfile#"$DI/"}"
+	else
+		bad "debuginfo $label: exit $rc, '${gid:-}' '${gsrc:-}' '${gver:-}' '${gfile:-}'; want exit $wrc, $ID $wsrc $wver $wfile"
+		cat "$W/$name.out" "$W/$name.err" | detail
+	fi
+}
+
+# (a) --debug-dir laid out by build-id.
+DD=$DI/dd-build-id
+DD_FILE=$DD/.build-id/${ID:0:2}/${ID:2}.debug
+mkdir -p "${DD_FILE%/*}"
+cp "$VM_TESTMOD_DEBUG" "$DD_FILE"
+di_check "--debug-dir DD (.build-id/xx/rest.debug)" di-build-id 0 debug-dir "$DD_FILE" \
+	--capture "$CAP_static" --search "$SD" --debug-dir "$DD" modsect_test
+if ms di-build-id-json debuginfo --json --capture "$CAP_static" --search "$SD" --debug-dir "$DD" modsect_test &&
+	command -v jq >/dev/null 2>&1; then
+	got=$(jq -r '.[] | select(.module == "modsect_test") | "\(.build_id) \(.debug_source) \(.debug_verified) \(.debug_file)"' \
+		"$W/di-build-id-json.out" 2>&1)
+	if [ "$got" = "$ID debug-dir build-id $DD_FILE" ]; then
+		ok "debuginfo --json: build_id, debug_source debug-dir, debug_verified build-id, debug_file"
+	else
+		bad "debuginfo --json: '$got', want '$ID debug-dir build-id $DD_FILE'"
+	fi
+fi
+
+# (b) --debug-dir laid out by module path.  A module found by --search has
+# its file name as path; one from a module directory (--moddir, laid out as
+# the guest's /lib/modules/REL with extra/) has extra/modsect_test.ko.
+DD2=$DI/dd-name
+mkdir -p "$DD2"
+cp "$VM_TESTMOD_DEBUG" "$DD2/modsect_test.ko.debug"
+di_check "--search, --debug-dir DD2 (DD2/modsect_test.ko.debug)" di-name 0 debug-dir "$DD2/modsect_test.ko.debug" \
+	--capture "$CAP_static" --search "$SD" --debug-dir "$DD2" modsect_test
+MD=$DI/root/lib/modules/$KREL
+mkdir -p "$MD/extra"
+cp "$VM_TESTMOD_KO_STRIPPED" "$MD/extra/modsect_test.ko"
+depmod -b "$DI/root" "$KREL" 2>/dev/null || bad "depmod -b $DI/root failed"
+DD3=$DI/dd-tree
+mkdir -p "$DD3/lib/modules/$KREL/extra"
+cp "$VM_TESTMOD_DEBUG" "$DD3/lib/modules/$KREL/extra/modsect_test.ko"
+di_check "--moddir, --debug-dir DD3 (DD3/lib/modules/REL/extra/modsect_test.ko, Debian's -dbg layout)" di-tree 0 debug-dir \
+	"$DD3/lib/modules/$KREL/extra/modsect_test.ko" \
+	--capture "$CAP_static" --moddir "$MD" --debug-dir "$DD3" modsect_test
+DD4=$DI/dd-rel
+mkdir -p "$DD4/extra"
+cp "$VM_TESTMOD_DEBUG" "$DD4/extra/modsect_test.ko.debug"
+di_check "--moddir, --debug-dir DD4 (DD4/extra/modsect_test.ko.debug)" di-rel 0 debug-dir "$DD4/extra/modsect_test.ko.debug" \
+	--capture "$CAP_static" --moddir "$MD" --debug-dir "$DD4" modsect_test
+
+# A debug file of another build (the build-id note rewritten) where the
+# build-id says it should be: skipped with its reason, the next dir wins.
+BADD=$DI/dd-other-build
+BAD_FILE=$BADD/.build-id/${ID:0:2}/${ID:2}.debug
+BAD_ID=0123456789abcdef0123456789abcdef01234567
+mkdir -p "${BAD_FILE%/*}"
+# shellcheck disable=SC2059
+printf "$(sed 's/../\\x&/g' <<<"040000001400000003000000474e5500$BAD_ID")" >"$DI/other-build-id.note"
+if objcopy --update-section ".note.gnu.build-id=$DI/other-build-id.note" "$VM_TESTMOD_DEBUG" "$BAD_FILE" &&
+	[ "$(vm_build_id "$BAD_FILE")" = "$BAD_ID" ]; then
+	di_check "--debug-dir BAD (other build) --debug-dir DD" di-skip 0 debug-dir "$DD_FILE" \
+		--capture "$CAP_static" --search "$SD" --debug-dir "$BADD" --debug-dir "$DD" modsect_test
+	if ms sections-skip sections --capture "$CAP_static" --search "$SD" --debug-dir "$BADD" --debug-dir "$DD" modsect_test &&
+		grep -qF "skipped:  $BAD_FILE: " "$W/sections-skip.out" && grep -qF "$BAD_ID" "$W/sections-skip.out" &&
+		grep -qE "^debug: +$DD_FILE \(debug-dir, build-id\)" "$W/sections-skip.out"; then
+		ok "sections: debug: $(grep -oE '\.build-id/[^ ]+ \(debug-dir, build-id\)' "$W/sections-skip.out"); skipped: the other build ($BAD_ID)"
+	else
+		bad "sections: no 'skipped:' line for $BAD_FILE, or debug: not from $DD"
+		sed -n '1,/^SECTION/p' "$W/sections-skip.out" | detail
+	fi
+	for what in debuginfo sections; do
+		ms "$what-skip-json" "$what" --json --capture "$CAP_static" --search "$SD" --debug-dir "$BADD" \
+			--debug-dir "$DD" modsect_test || true
+		got=$(jq -r '[if type == "array" then .[] else . end | select(.module == "modsect_test")][0] |
+			"\(.debug_source) \(.debug_file) \([.debug_skipped[]? | .file] | join(","))"' "$W/$what-skip-json.out" 2>&1)
+		if [ "$got" = "debug-dir $DD_FILE $BAD_FILE" ]; then
+			ok "$what --json: debug_source debug-dir, debug_file from DD, debug_skipped names the other build"
+		else
+			bad "$what --json: '$got', want 'debug-dir $DD_FILE $BAD_FILE' (README: debug_skipped in JSON)"
+		fi
+	done
+else
+	bad "could not make a debug file with another build-id (objcopy --update-section)"
+fi
+
+# (d) no debug info at all: the stripped file only, --offline.
+di_check "stripped only, --offline" di-none 1 - - --capture "$CAP_static" --search "$SD" --offline modsect_test
+rc=0
+ms gdb-none gdb --capture "$CAP_static" --search "$SD" --offline modsect_test -o "$DI/none.gdb" || rc=$?
+if [ "$rc" = 0 ] && grep -q '^# debug info: none found' "$DI/none.gdb" &&
+	grep -q "^add-symbol-file $SD/modsect_test.ko " "$DI/none.gdb"; then
+	ok "gdb, stripped only, --offline: '$(grep '^# debug info:' "$DI/none.gdb")', add-symbol-file the stripped file"
+else
+	bad "gdb, stripped only, --offline: exit $rc, want '# debug info: none found' and the stripped file"
+	cat "$DI/none.gdb" "$W/gdb-none.err" | detail
+fi
+# ... and then gdb has symbols but neither lines nor types (the control for
+# the source lines below).
+timeout "$GDB_TIMEOUT" gdb -nx -batch -x "$DI/none.gdb" -ex 'info line modsect_test_poke' \
+	-ex 'ptype modsect_test_table' >"$DI/none-gdb.out" 2>&1 </dev/null
+if grep -q '^No line number information available for address 0x[0-9a-f]* <modsect_test_poke>' "$DI/none-gdb.out" &&
+	grep -q 'no debug info' "$DI/none-gdb.out"; then
+	ok "gdb with the stripped module alone: no line number information, no types"
+else
+	bad "gdb with the stripped module alone shows lines or types (should have none)"
+	detail <"$DI/none-gdb.out"
+fi
+
+# The gdb script: the debug file for modsect_test, the addresses of the map.
+asf_mod() { awk -v m="$2" '/^# [A-Za-z0-9_]+ \(/ { cur = $2 } /^add-symbol-file / && cur == m' "$1"; }
+check_dbg_script() {
+	local label=$1 script=$2 dfile=$3 src=$4 m fine=1
+	if ! grep -qxF "# debug info: $dfile ($src, verified by build-id)" "$script"; then
+		bad "$label: no '# debug info: $dfile ($src, verified by build-id)'"
+		grep '^# debug info' "$script" | detail
+		return
+	fi
+	if [ "$(asf_mod "$script" modsect_test | cut -d' ' -f2)" != "$dfile" ] ||
+		[ "$(asf_mod "$script" modsect_test | cut -d' ' -f3-)" != "$(asf_mod "$W/static.gdb" modsect_test | cut -d' ' -f3-)" ]; then
+		bad "$label: modsect_test's add-symbol-file is not '$dfile' with the addresses of the static capture's script"
+		diff <(asf_mod "$W/static.gdb" modsect_test | tr ' ' '\n') <(asf_mod "$script" modsect_test | tr ' ' '\n') | detail
+		return
+	fi
+	for m in $MODS; do
+		[ "$m" = modsect_test ] && continue
+		[ "$(asf_mod "$script" "$m")" = "$(asf_mod "$W/static.gdb" "$m")" ] || fine=
+	done
+	if [ -n "$fine" ]; then
+		ok "$label: add-symbol-file ${dfile#"$DI/"} + the map's addresses; other modules as before"
+	else
+		bad "$label: the other modules' add-symbol-file lines differ from the static capture's script"
+	fi
+}
+rc=0
+ms gdb-dd gdb --all --capture "$CAP_static" --search "$SD" --debug-dir "$DD" -o "$DI/dd.gdb" || rc=$?
+if [ "$rc" = 0 ]; then
+	check_dbg_script "gdb --all --search STRIPPED --debug-dir DD" "$DI/dd.gdb" "$DD_FILE" debug-dir
+else
+	bad "gdb --all --search STRIPPED --debug-dir DD: exit $rc"
+	detail <"$W/gdb-dd.err"
+fi
+
+# (c) a real debuginfod on 127.0.0.1 serving the --only-keep-debug file.
+DFD=$DI/debuginfod
+DFD_URL=
+if ! (vm_need_pkgs debuginfod:debuginfod curl:curl) >/dev/null 2>&1; then
+	bad "debuginfod or curl missing (apt-get install -y debuginfod curl)"
+else
+	mkdir -p "$DFD/files"
+	cp "$VM_TESTMOD_DEBUG" "$DFD/files/modsect_test.ko.debug"
+	t1=$(date +%s)
+	for try in 1 2 3 4 5; do
+		port=$((20000 + RANDOM % 20000))
+		[ "$port" != "$VM_GDB_PORT" ] && vm_port_free "$port" || continue
+		rm -f "$DFD"/db.sqlite*
+		debuginfod -F -p "$port" -d "$DFD/db.sqlite" "$DFD/files" >"$DFD/log.$try" 2>&1 </dev/null &
+		DFD_PID=$!
+		# Up when it serves the build-id (its first scan is done).
+		code=
+		for _ in $(seq 1 100); do
+			kill -0 "$DFD_PID" 2>/dev/null || break
+			code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 \
+				"http://127.0.0.1:$port/buildid/$ID/debuginfo" 2>/dev/null) || true
+			[ "$code" = 200 ] && break
+			sleep 0.2
+		done
+		if [ "$code" = 200 ]; then
+			DFD_URL=http://127.0.0.1:$port
+			break
+		fi
+		dfd_stop
+	done
+	if [ -n "$DFD_URL" ]; then
+		ok "debuginfod -F on $DFD_URL serves /buildid/$ID/debuginfo after $(($(date +%s) - t1))s"
+		DEBUGINFOD_URLS=$DFD_URL DEBUGINFOD_TIMEOUT=20 DEBUGINFOD_CACHE_PATH=$DFD/cache \
+			di_check "DEBUGINFOD_URLS=$DFD_URL (no --offline)" di-dfd 0 debuginfod "$DFD/cache/$ID/debuginfo" \
+			--capture "$CAP_static" --search "$SD" modsect_test
+		if cmp -s "$DFD/cache/$ID/debuginfo" "$VM_TESTMOD_DEBUG" &&
+			grep -qE "UA:elfutils.* GET /buildid/$ID/debuginfo 200 " "$DFD/log.$try"; then
+			ok "debuginfod: modsect's request is in the server's log; the cached file is the --only-keep-debug file"
+		else
+			bad "debuginfod: no request from libdebuginfod in the server log, or the cached file differs"
+			grep 'GET ' "$DFD/log.$try" | detail
+		fi
+		DEBUGINFOD_URLS=$DFD_URL DEBUGINFOD_TIMEOUT=20 DEBUGINFOD_CACHE_PATH=$DFD/cache-offline \
+			di_check "DEBUGINFOD_URLS set, --offline" di-dfd-offline 1 - - \
+			--capture "$CAP_static" --search "$SD" --offline modsect_test
+		if [ -n "$(ls -A "$DFD/cache-offline" 2>/dev/null)" ]; then
+			bad "debuginfo --offline wrote to the debuginfod cache"
+		fi
+		# Every module: only modsect_test is on the server.
+		t2=$(date +%s)
+		rc=0
+		DEBUGINFOD_URLS=$DFD_URL DEBUGINFOD_TIMEOUT=20 DEBUGINFOD_CACHE_PATH=$DFD/cache-all \
+			ms di-dfd-all debuginfo --all --capture "$CAP_static" --search "$SD" || rc=$?
+		nnone=$(awk 'NR > 1 && $1 != "modsect_test" && $3 == "-"' "$W/di-dfd-all.out" | wc -l)
+		if [ "$rc" = 1 ] && [ "$nnone" = $(($(wc -l <"$W/modules") - 1)) ] &&
+			awk '$1 == "modsect_test" && $3 == "debuginfod" && $4 == "build-id" { f = 1 } END { exit !f }' "$W/di-dfd-all.out"; then
+			ok "debuginfo --all with debuginfod: exit 1, modsect_test from debuginfod, the $nnone stock modules '-' ($(($(date +%s) - t2))s)"
+		else
+			bad "debuginfo --all with debuginfod: exit $rc"
+			cat "$W/di-dfd-all.out" "$W/di-dfd-all.err" | detail
+		fi
+		rc=0
+		DEBUGINFOD_URLS=$DFD_URL DEBUGINFOD_TIMEOUT=20 DEBUGINFOD_CACHE_PATH=$DFD/cache \
+			ms gdb-dfd gdb --all --capture "$CAP_static" --search "$SD" -o "$DI/dfd.gdb" || rc=$?
+		if [ "$rc" = 0 ]; then
+			check_dbg_script "gdb --all --search STRIPPED with debuginfod" "$DI/dfd.gdb" "$DFD/cache/$ID/debuginfo" debuginfod
+		else
+			bad "gdb --all --search STRIPPED with debuginfod: exit $rc"
+			detail <"$W/gdb-dfd.err"
+		fi
+	else
+		bad "debuginfod did not serve /buildid/$ID/debuginfo within 20 s"
+		tail -n 20 "$DFD"/log.* | detail
+	fi
+	dfd_stop
+fi
+
+# (3) gdb attached to the guest with a script that names a separate debug
+# file: a breakpoint in the module stops with its source file and line.
+# live_src LABEL SCRIPT POKE
+live_src() {
+	local label=$1 script=$2 poke=$3 o want_data=24263 v line path text ack rc=0
+	o=$DI/live-$poke
+	for v in $(sed -n 's/^==MODSECT-ACK [0-9]* poke \([0-9-]*\) rc=0==$/\1/p' "$VM_RUN/serial1.log"); do
+		want_data=$v
+	done
+	{
+		echo "set pagination off"
+		echo "set confirm off"
+		echo "set width 0"
+		echo "target remote 127.0.0.1:$VM_GDB_PORT"
+		echo "source $script"
+		echo "source $VM_DIR/symdump.py"
+		# Names also defined in other modules (__this_module, ...) are
+		# ambiguous in a gdb that holds every module: .uexp has the rest.
+		echo "python ms_addr('$W/sym/modsect_test.uexp', 'SYM')"
+		echo "python ms_where('$W/sym/modsect_test.exp', 'RSYM')"
+		echo "echo ==INFO-LINE==\\n"
+		echo "info line modsect_test_poke"
+		echo "echo ==PTYPE==\\n"
+		echo "ptype modsect_test_table"
+		echo "echo ==END==\\n"
+		echo "break modsect_test_poke"
+		echo "shell printf 'poke $poke\\n' > $VM_RUN/trigger.in"
+		echo "continue"
+		echo "echo ==LIST==\\n"
+		echo "list"
+		echo "echo ==END==\\n"
+		echo "python ms_eval('VALUE', 'value')"
+		echo "python ms_eval('DATA', 'modsect_test_data')"
+		echo "delete"
+		echo "detach"
+	} >"$o.gdb"
+	ack=$(($(grep -c '^==MODSECT-ACK ' "$VM_RUN/serial1.log" || true) + 1))
+	timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$o.gdb" >"$o.out" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || bad "$label: gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+	compare_addrs "$label: modsect_test" "$W/sym/modsect_test.uexp" "$o.out" SYM
+	compare_where "$label: modsect_test" modsect_test "$W/sym/modsect_test.exp" "$o.out" RSYM
+	# "Breakpoint 1, modsect_test_poke (value=N) at PATH:LINE", then "LINE<tab>text".
+	read -r path line <<<"$(sed -nE "s/^Breakpoint 1, modsect_test_poke \(value=$poke\) at (.*\/modsect_test\.c):([0-9]+)$/\1 \2/p" "$o.out" | head -n1)"
+	if [ -n "${line:-}" ] && [ -r "$path" ]; then
+		text=$(sed -n "${line}p" "$path")
+		if grep -qxF "$line	$text" "$o.out" && [ -n "$text" ]; then
+			ok "$label: Breakpoint 1, modsect_test_poke (value=$poke) at ${path##*/}:$line, source line shown: '$text'"
+		else
+			bad "$label: breakpoint at ${path##*/}:$line but gdb did not show its source line '$text'"
+			grep -A2 '^Breakpoint 1,' "$o.out" | detail
+		fi
+	else
+		bad "$label: no 'Breakpoint 1, modsect_test_poke (value=$poke) at .../modsect_test.c:LINE' (with a readable source file)"
+		tail -n 20 "$o.out" | detail
+	fi
+	if sed -n '/^==LIST==$/,/^==END==$/p' "$o.out" | grep -qF "noinline int modsect_test_poke(int value)" &&
+		[ -n "${line:-}" ] && sed -n '/^==LIST==$/,/^==END==$/p' "$o.out" | grep -qxF "$line	$text"; then
+		ok "$label: list shows modsect_test.c around line $line ('noinline int modsect_test_poke(int value)')"
+	else
+		bad "$label: list does not show the source of modsect_test_poke"
+		sed -n '/^==LIST==$/,/^==END==$/p' "$o.out" | detail
+	fi
+	if grep -qE "^Line [0-9]+ of \".*modsect_test\.c\" starts at address 0x0*${POKE_ADDR#"${POKE_ADDR%%[!0]*}"} <modsect_test_poke>" "$o.out" &&
+		sed -n '/^==PTYPE==$/,/^==END==$/p' "$o.out" | grep -qx 'type = const unsigned int \[8\]'; then
+		ok "$label: info line modsect_test_poke starts at the kallsyms address 0x$POKE_ADDR; ptype modsect_test_table from DWARF"
+	else
+		bad "$label: info line / ptype wrong (want a line of modsect_test.c at 0x$POKE_ADDR, const unsigned int [8])"
+		sed -n '/^==INFO-LINE==$/,/^==END==$/p' "$o.out" | detail
+	fi
+	if [ "$(awk '$1 == "VALUE" { print $2 }' "$o.out")" = "$poke" ] &&
+		[ "$(awk '$1 == "DATA" { print $2 }' "$o.out")" = "$want_data" ]; then
+		ok "$label: at the breakpoint value = $poke, modsect_test_data = $want_data"
+	else
+		bad "$label: at the breakpoint $(grep -E '^(VALUE|DATA)' "$o.out" | tr '\n' ' '), want value $poke, data $want_data"
+	fi
+	if vm_wait_for "^==MODSECT-ACK $ack poke $poke rc=0==\$" 60; then
+		ok "$label: guest completed poke $poke after gdb detached"
+	else
+		bad "$label: guest did not acknowledge poke $poke"
+		vm_resume || true
+	fi
+}
+if [ -s "$DI/dd.gdb" ]; then
+	live_src "gdb live, --debug-dir" "$DI/dd.gdb" 7
+fi
+if [ -s "$DI/dfd.gdb" ]; then
+	live_src "gdb live, debuginfod" "$DI/dfd.gdb" 9
+fi
+T_DEBUG=$(($(date +%s) - t0))
+
+echo "timing: gdb live ${T_GDB_LIVE}s, gdb offline ${T_GDB_OFFLINE}s, lldb ${T_LLDB}s, debug info ${T_DEBUG}s"
 if [ -z "${MODSECT_VM_TEST_ATTACH:-}" ]; then
 	vm_stop
 fi
