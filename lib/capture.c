@@ -11,6 +11,7 @@
  *   "MOD SECTION 0xADDR"                  (the README's sh loop)
  *   "/sys/module/MOD/sections/SECTION:0xADDR"   (grep -r . /sys/module/...)
  *   "ADDR TYPE SYMBOL [MOD]"              (lines of /proc/kallsyms)
+ *   "ADDR TYPE SYMBOL"                    (core kernel lines of it)
  */
 #include <ctype.h>
 #include <errno.h>
@@ -286,6 +287,19 @@ static int parse_line(struct parser *p, char *line, bool *native)
 				"");
 		return add_section(p, f[1], f[2], f[3], true);
 	}
+	if (strcmp(f[0], "core") == 0) {
+		uint64_t addr;
+
+		if (n != 4 || strlen(f[2]) != 1 ||
+		    parse_hex(f[1], false, &addr) < 0 || unescape(f[3]) < 0)
+			return perr(
+				p,
+				"\"core\" takes an address, a type and a name%s",
+				"");
+		return ms_map_add_core(p->map, f[3], addr, f[2][0]) < 0 ?
+			       -ENOMEM :
+			       0;
+	}
 	if (strcmp(f[0], "kallsyms") == 0) {
 		if (n != 5)
 			return perr(
@@ -294,13 +308,22 @@ static int parse_line(struct parser *p, char *line, bool *native)
 				"");
 		return add_ksym(p, f[1], f[2], f[3], f[4]);
 	}
-	/* "ADDR TYPE SYMBOL [MOD]" from /proc/kallsyms; core symbols skipped. */
+	/* "ADDR TYPE SYMBOL [MOD]" from /proc/kallsyms; core ones are the map's core symbols. */
 	if ((n == 3 || n == 4) && strlen(f[1]) == 1 && strlen(f[0]) >= 8 &&
 	    strspn(f[0], "0123456789abcdefABCDEF") == strlen(f[0])) {
 		size_t l;
 
-		if (n == 3)
-			return 0;
+		if (n == 3) {
+			uint64_t addr;
+
+			if (parse_hex(f[0], false, &addr) < 0)
+				return perr(p, "bad kallsyms address \"%.20s\"",
+					    f[0]);
+			return ms_map_add_core(p->map, f[2], addr, f[1][0]) <
+					       0 ?
+				       -ENOMEM :
+				       0;
+		}
 		l = strlen(f[3]);
 		if (f[3][0] != '[' || f[3][l - 1] != ']')
 			return perr(p, "unrecognized line \"%.60s\"", f[0]);
@@ -448,6 +471,12 @@ int ms_capture_write(FILE *out, const struct ms_map *map, struct ms_err *err)
 			put_escaped(out, m->ksyms[j].name);
 			fputc('\n', out);
 		}
+	}
+	for (size_t j = 0; j < map->ncore; j++) {
+		fprintf(out, "core %016" PRIx64 " %c ", map->core[j].addr,
+			map->core[j].type);
+		put_escaped(out, map->core[j].name);
+		fputc('\n', out);
 	}
 	if (ferror(out))
 		return ms_err_errno(err, EIO, "writing capture");

@@ -27,6 +27,9 @@ void ms_map_free(struct ms_map *map)
 	for (size_t i = 0; i < map->nmodules; i++)
 		ms_module_clear(&map->modules[i]);
 	free(map->modules);
+	for (size_t i = 0; i < map->ncore; i++)
+		free(map->core[i].name);
+	free(map->core);
 	free(map->origin);
 	free(map->release);
 	free(map->machine);
@@ -103,8 +106,35 @@ static int cmp_section_name(const void *a, const void *b)
 		      ((const struct ms_section *)b)->name);
 }
 
+int ms_map_add_core(struct ms_map *map, const char *name, uint64_t addr,
+		    char type)
+{
+	if ((map->ncore & (map->ncore - 1)) == 0) {
+		size_t ncap = map->ncore ? 2 * map->ncore : 1024;
+		struct ms_ksym *n = realloc(map->core, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		map->core = n;
+	}
+	if (!(map->core[map->ncore].name = strdup(name)))
+		return -ENOMEM;
+	map->core[map->ncore].addr = addr;
+	map->core[map->ncore++].type = type;
+	return 0;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ms_ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 int ms_map_finish(struct ms_map *map, struct ms_err *err)
 {
+	if (map->ncore)
+		qsort(map->core, map->ncore, sizeof(*map->core), cmp_ksym);
 	if (map->nmodules)
 		qsort(map->modules, map->nmodules, sizeof(*map->modules),
 		      cmp_module);

@@ -98,6 +98,8 @@ struct ms_map {
 	char *machine; /* uname -m of the target, NULL if unknown */
 	struct ms_module *modules;
 	size_t nmodules;
+	struct ms_ksym *core; /* core kernel kallsyms, by address; optional */
+	size_t ncore;
 };
 
 void ms_map_free(struct ms_map *map);
@@ -121,9 +123,15 @@ int ms_map_add_placed(struct ms_map *map, const char *name,
 		      const struct ms_modfile *f, uint64_t base,
 		      struct ms_err *err);
 
+#define MS_READ_CORE 0x1 /* also the core kernel's kallsyms */
+
 /* Reads the live map under ctx's root; only_module NULL means all. */
 int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
-		     struct ms_map **ret, struct ms_err *err);
+		     unsigned int flags, struct ms_map **ret,
+		     struct ms_err *err);
+/* Adds a core kernel symbol (before ms_map_finish). */
+int ms_map_add_core(struct ms_map *map, const char *name, uint64_t addr,
+		    char type);
 /* Reads a capture in any format ms_capture_write or the README's sh loops write. */
 int ms_map_read_capture(const char *path, struct ms_map **ret,
 			struct ms_err *err);
@@ -322,6 +330,7 @@ struct ms_frame {
 struct ms_symres {
 	uint64_t addr;
 	const char *module; /* NULL: in no module */
+	bool core; /* symbol is the core kernel's (kallsyms) */
 	const char *section; /* NULL if in no loaded section */
 	uint64_t section_offset;
 	const char *symbol; /* NULL if none */
@@ -336,6 +345,12 @@ int ms_symbolizer_new(struct ms_symbolizer **ret, struct ms_err *err);
 /* Adds a module; the layout (and its debug info) must outlive s. */
 int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
 		      struct ms_err *err);
+/*
+ * Core kernel symbols (the map's, which must outlive s) for addresses in
+ * no module: symbol+offset only, with the size counted to the next symbol
+ * as the kernel does.
+ */
+void ms_symbolizer_set_core(struct ms_symbolizer *s, const struct ms_map *map);
 /* Call after the last add, before the first lookup. */
 int ms_symbolizer_done(struct ms_symbolizer *s, struct ms_err *err);
 void ms_symbolizer_free(struct ms_symbolizer *s);

@@ -51,6 +51,8 @@ struct ms_symbolizer {
 	Dwfl *dwfl;
 	struct smod *mods;
 	size_t nmods;
+	const struct ms_ksym *core; /* by address, from the first text symbol */
+	size_t ncore;
 	Dwfl_Callbacks cb;
 };
 
@@ -450,6 +452,54 @@ static void line_of(Dwfl_Module *dm, uint64_t addr, struct ms_frame *f)
 	f->col = col;
 }
 
+void ms_symbolizer_set_core(struct ms_symbolizer *s, const struct ms_map *map)
+{
+	size_t first = map->ncore;
+
+	/*
+	 * Per-cpu and absolute symbols sit at small numbers below the kernel
+	 * image; starting at the first text symbol keeps 0x10 unresolved.
+	 */
+	for (size_t i = 0; i < map->ncore; i++)
+		if (map->core[i].type == 't' || map->core[i].type == 'T') {
+			first = i;
+			break;
+		}
+	s->core = map->core + first;
+	s->ncore = map->ncore - first;
+}
+
+/* kallsyms: the last symbol at or before addr, sized to the next one. */
+static int core_lookup(const struct ms_symbolizer *s, uint64_t addr,
+		       struct ms_symres *res)
+{
+	size_t lo = 0, hi = s->ncore, next;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->core[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -ENOENT;
+	for (next = lo;
+	     next < s->ncore && s->core[next].addr == s->core[lo - 1].addr;)
+		next++;
+	/* Past the last symbol is outside the kernel image. */
+	if (next == s->ncore)
+		return -ENOENT;
+	res->core = true;
+	res->symbol = s->core[lo - 1].name;
+	res->symbol_offset = res->addr - s->core[lo - 1].addr;
+	res->symbol_size = s->core[next].addr - s->core[lo - 1].addr;
+	res->frames[0].func = res->symbol;
+	res->nframes = 1;
+	return 0;
+}
+
 int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		 struct ms_symres *res)
 {
@@ -466,7 +516,7 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	memset(res, 0, sizeof(*res));
 	res->addr = addr;
 	if (!sm)
-		return -ENOENT;
+		return core_lookup(s, look, res);
 	res->module = sm->l->mod->name;
 	find_section(sm->l, addr, res);
 	name = dwfl_module_addrinfo(sm->dm, look, &off, &sym, NULL, NULL, NULL);

@@ -333,7 +333,7 @@ static int add_ksym(struct ms_module *m, const char *name, uint64_t addr,
  * list (the loader clears SHF_ALLOC on .data..percpu before it creates the
  * section attributes). Unreadable or hidden kallsyms is not an error.
  */
-static void read_kallsyms(const char *root, struct ms_map *map)
+static void read_kallsyms(const char *root, struct ms_map *map, bool core)
 {
 	char path[4096], line[1024];
 	FILE *f;
@@ -347,11 +347,18 @@ static void read_kallsyms(const char *root, struct ms_map *map)
 		uint64_t addr;
 		struct ms_module *m;
 
-		if (sscanf(line, "%" SCNx64 " %c %511s [%255[^]]]", &addr,
-			   &type, name, mod) != 4)
+		int n = sscanf(line, "%" SCNx64 " %c %511s [%255[^]]]", &addr,
+			       &type, name, mod);
+
+		if (n < 3)
 			continue;
-		if (addr == 0)
+		if (addr == 0 && type != 'A' && type != 'a')
 			break; /* hidden: all are zero */
+		if (n == 3) {
+			if (core && ms_map_add_core(map, name, addr, type) < 0)
+				break;
+			continue;
+		}
 		m = (struct ms_module *)ms_map_find(map, mod);
 		if (m && add_ksym(m, name, addr, type) < 0)
 			break;
@@ -387,7 +394,8 @@ static void normalize(char *s)
 }
 
 int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
-		     struct ms_map **ret, struct ms_err *err)
+		     unsigned int flags, struct ms_map **ret,
+		     struct ms_err *err)
 {
 	const char *root = ms_ctx_root(ctx);
 	struct ms_map *map = calloc(1, sizeof(*map));
@@ -457,7 +465,9 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 	if (!r)
 		r = ms_map_finish(map, err);
 	if (!r)
-		read_kallsyms(root, map);
+		read_kallsyms(root, map, flags & MS_READ_CORE);
+	if (!r && map->ncore)
+		r = ms_map_finish(map, err); /* sorts the core symbols */
 out:
 	if (sysmod >= 0)
 		close(sysmod);

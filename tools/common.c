@@ -59,7 +59,9 @@ int load_map(const struct ms_ctx *ctx, const struct opts *o,
 	if (o->capture)
 		r = ms_map_read_capture(o->capture, &map, err);
 	else
-		r = ms_map_read_live(ctx, only_module, &map, err);
+		r = ms_map_read_live(ctx, only_module,
+				     o->kallsyms || o->core ? MS_READ_CORE : 0,
+				     &map, err);
 	if (r)
 		return r;
 	r = ms_map_check_visible(map, err);

@@ -114,6 +114,8 @@ static int load(const struct ms_ctx *ctx, struct ms_finder *fi,
 		r = ms_symbolizer_add(d->sym, d->res[d->nres].layout, err);
 		d->nres++;
 	}
+	if (!r)
+		ms_symbolizer_set_core(d->sym, map);
 	return r ? r : ms_symbolizer_done(d->sym, err);
 }
 
@@ -184,6 +186,7 @@ int do_decode(struct opts *o)
 	struct utsname u;
 	int r = setup_ctx(o, &ctx, &err);
 
+	o->core = true;
 	if (!r)
 		r = ms_read_file(o->nargs ? o->args[0] : "-", 64u << 20, &text,
 				 &len, &err);

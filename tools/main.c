@@ -38,7 +38,7 @@ const struct cmd commands[] = {
 	  "find each module's debug info and check it is the loaded build", 0,
 	  1000000 },
 #endif
-	{ "capture", do_capture, OPT_SOURCE | OPT_OUTPUT, "",
+	{ "capture", do_capture, OPT_SOURCE | OPT_OUTPUT | OPT_KALLSYMS, "",
 	  "write the section map (live, or a capture in format 1) for another machine",
 	  0, 0 },
 	{ 0 }
@@ -77,6 +77,10 @@ static const struct {
 	  OPT_DEBUG,
 	  NULL,
 	  "never ask debuginfod" },
+	{ { "kallsyms", no_argument, 0, 'K' },
+	  OPT_KALLSYMS,
+	  NULL,
+	  "also the core kernel's symbols from /proc/kallsyms" },
 	{ { "cache-dir", required_argument, 0, 'C' },
 	  OPT_CACHE,
 	  "DIR",
@@ -205,6 +209,9 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 			break;
 		case 'N':
 			o->offline = true;
+			break;
+		case 'K':
+			o->kallsyms = true;
 			break;
 		case 'C':
 			o->cache = optarg;

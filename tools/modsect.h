@@ -27,6 +27,7 @@ enum {
 	OPT_CACHE = 1 << 9,
 	OPT_DEBUG = 1 << 10, /* --debug-dir, --offline */
 	OPT_DEBUG_FILE = 1 << 11,
+	OPT_KALLSYMS = 1 << 12,
 	OPT_SOURCE = OPT_ROOT | OPT_CAPTURE,
 	OPT_FILES = OPT_MODDIR | OPT_SEARCH | OPT_CACHE | OPT_FORCE | OPT_DEBUG,
 };
@@ -37,6 +38,8 @@ struct opts {
 	const char **search, **debug_dirs;
 	size_t nsearch, ndebug_dirs;
 	bool json, all, force, init, offline;
+	bool kallsyms; /* --kallsyms: capture the core kernel's symbols */
+	bool core; /* the command needs core symbols (resolve, decode) */
 	char **args; /* positional arguments */
 	int nargs;
 };

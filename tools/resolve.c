@@ -47,6 +47,8 @@ static int load_modules(const struct ms_ctx *ctx, struct ms_finder *fi,
 		r = ms_symbolizer_add(m->sym, m->res[m->n].layout, err);
 		m->n++;
 	}
+	if (!r)
+		ms_symbolizer_set_core(m->sym, map);
 	return r ? r : ms_symbolizer_done(m->sym, err);
 }
 
@@ -66,8 +68,13 @@ static int parse_addr(const char *s, uint64_t *ret)
 static void print_text(FILE *out, const struct ms_symres *r)
 {
 	fprintf(out, "0x%016" PRIx64 ":", r->addr);
+	if (r->core) {
+		fprintf(out, " %s+0x%" PRIx64 "/0x%" PRIx64 " [kernel]\n",
+			r->symbol, r->symbol_offset, r->symbol_size);
+		return;
+	}
 	if (!r->module) {
-		fprintf(out, " not in any module\n");
+		fprintf(out, " in no module and no kernel symbol\n");
 		return;
 	}
 	if (r->symbol)
@@ -97,6 +104,7 @@ static json_object *to_json(const struct ms_symres *r)
 	json_object_object_add(o, "address", json_object_new_string(buf));
 	json_object_object_add(o, "module",
 			       r->module ? json_object_new_string(r->module) :
+			       r->core	 ? json_object_new_string("kernel") :
 					   NULL);
 	json_object_object_add(o, "section",
 			       r->section ? json_object_new_string(r->section) :
@@ -168,6 +176,7 @@ int do_resolve(struct opts *o)
 	size_t cap = 0;
 	int r = setup_ctx(o, &ctx, &err);
 
+	o->core = true;
 	if (!r)
 		r = load_map(ctx, o, NULL, &map, &err);
 	if (!r)
