@@ -22,8 +22,9 @@ vm_start
 
 cat <<EOF
 kernel:        $VM_KERNEL ($VM_KREL)
-test module:   $VM_TESTMOD_KO
-stripped:      $VM_TESTMOD_KO_STRIPPED
+test module:   $VM_TESTMOD_KO (host; build-id $VM_TESTMOD_BUILD_ID)
+stripped:      $VM_TESTMOD_KO_STRIPPED (loaded in the guest)
+debug file:    $VM_TESTMOD_DEBUG
 boot time:     ${VM_BOOT_SECONDS}s
 gdbstub:       target remote 127.0.0.1:$VM_GDB_PORT
 run dir:       $VM_RUN
