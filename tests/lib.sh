@@ -36,11 +36,17 @@ VERSION=$(sed -n 's/^#define MODSECT_VERSION "\(.*\)"/\1/p' "$TOP/lib/modsect.h"
 _npass=0
 _nfail=0
 
+# No test asks a debuginfod server unless it starts one itself
+# (tests/debuginfod-server.sh): the user's DEBUGINFOD_URLS (Debian's
+# /etc/profile.d sets one) is dropped, and libdebuginfod's cache is per test.
+unset DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE
+
 mkdir -p "$TESTS_DIR/out"
 T=$(mktemp -d "$TESTS_DIR/out/$TNAME.XXXXXX") || {
 	echo "not ok - $TNAME: mktemp failed"
 	exit 1
 }
+export DEBUGINFOD_CACHE_PATH=$T/debuginfod-cache
 _cleanup() {
 	local p
 	for p in ${_bg_pids-}; do
@@ -335,6 +341,26 @@ std_fixture() {
 	install_mod "$R" "$KO" drivers/misc/testmod.ko || return 1
 	BUILD_ID=$(build_id "$KO")
 	[ -n "$BUILD_ID" ]
+}
+
+# split_debug KO STRIPPED DEBUG: STRIPPED is KO without DWARF (strip
+# --strip-debug keeps the build-id note), DEBUG its separate debug file
+# (objcopy --only-keep-debug: DWARF and the build-id, .modinfo NOBITS).
+split_debug() {
+	mkdir -p "$(dirname "$2")" "$(dirname "$3")" &&
+		strip --strip-debug -o "$2" "$1" &&
+		objcopy --only-keep-debug "$1" "$3"
+}
+
+# buildid_path ID: .build-id/xx/rest.debug, the build-id path below a debug
+# directory.
+buildid_path() {
+	printf '.build-id/%s/%s.debug\n' "${1:0:2}" "${1:2}"
+}
+
+# put FILE DEST: copies FILE to DEST, making DEST's directory.
+put() {
+	mkdir -p "$(dirname "$2")" && cp "$1" "$2"
 }
 
 # A tiny static executable: lldb needs a target (on a real system vmlinux)
