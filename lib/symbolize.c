@@ -529,12 +529,13 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		return -ENOMEM;
 	fn = find_fn(sm, look);
 	if (!fn) {
-		/* No DWARF here: the symbol is all we know. */
-		if (name) {
-			res->frames[0].func = name;
-			line_of(sm->dm, look, &res->frames[0]);
-			res->nframes = 1;
-		}
+		/*
+		 * No function's DWARF covers it (no debug info, or padding
+		 * between functions): the symbol if any, and the line table.
+		 */
+		res->frames[0].func = name ? name : "??";
+		line_of(sm->dm, look, &res->frames[0]);
+		res->nframes = name || res->frames[0].file ? 1 : 0;
 		return 0;
 	}
 	for (size_t i = 0; i < fn->ninl; i++) {

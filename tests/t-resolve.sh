@@ -1,0 +1,187 @@
+#!/bin/bash
+# modsect resolve and decode on a module built with -g -O2 (inlining on):
+# every instruction address of .text and .text.unlikely gives the same
+# function, file:line and inline chain as eu-addr2line on the file; return
+# addresses in decode are looked up at address - 1; frames work from the
+# module file alone; core kernel addresses come from kallsyms lines.
+. "$(dirname "$0")/lib.sh"
+need gcc ld eu-addr2line eu-readelf objdump python3 || finish
+
+M=$T/m
+mkdir -p "$M"
+cat >"$M/rmod.c" <<'EOF'
+volatile int rmod_sink;
+int rmod_data = 3;
+
+static inline __attribute__((always_inline)) int rmod_leaf(int x)
+{
+	rmod_sink = x * 3;
+	return x + rmod_data;
+}
+
+static inline __attribute__((always_inline)) int rmod_mid(int x)
+{
+	int y = rmod_leaf(x + 1);
+
+	return y * rmod_leaf(y);
+}
+
+__attribute__((noinline, cold)) void rmod_slow(int x)
+{
+	rmod_sink = x;
+}
+
+__attribute__((noinline)) int rmod_outer(int x)
+{
+	if (__builtin_expect(x == 12345, 0)) {
+		rmod_slow(x);
+		rmod_sink = rmod_mid(x + 7);
+		return 1;
+	}
+	return rmod_mid(x) + 1;
+}
+
+__attribute__((noinline)) int rmod_caller(int x)
+{
+	int r = rmod_outer(x);
+
+	rmod_sink = r;
+	return rmod_outer(r) + 2;
+}
+EOF
+gcc -g -O2 -fno-pic -mcmodel=kernel -c -o "$M/rmod.o" "$M/rmod.c" &&
+	ld -r --build-id=sha1 -o "$M/rmod.ko" "$M/rmod.o" || bail "build rmod"
+
+TEXT=0xffffffffc0b00000
+UNLIKELY=0xffffffffc0b10000
+DATA=0xffffffffc0b20000
+{
+	echo "release $REL"
+	echo "rmod .text $TEXT"
+	echo "rmod .text.unlikely $UNLIKELY"
+	echo "rmod .data $DATA"
+	echo "ffffffff81000000 T _stext"
+	echo "ffffffff81000100 T schedule"
+	echo "ffffffff81000200 t __schedule"
+	echo "ffffffff81002000 T _etext"
+	echo "0000000000001000 D some_percpu"
+} >"$T/cap"
+
+secsize() { # the Size column, 4 after the name (mawk has no strtonum)
+	local h
+	h=$(eu-readelf -S "$M/rmod.ko" | awk -v s="$1" '{ for (i = 1; i <= NF; i++) if ($i == s) { print $(i + 4); exit } }')
+	[ -n "$h" ] && echo $((16#$h))
+}
+rsymval() { eu-readelf -s "$M/rmod.ko" | awk -v n="$1" '$8 == n { print $2; exit }'; }
+symoff() { local v; v=$(rsymval "$1"); echo $((16#$v)); }
+check "fixture has .text.unlikely (a cold part)" test -n "$(secsize .text.unlikely)"
+
+# Reference and ours, for every byte offset of a section, as lines
+# "OFFSET func@file:line|func@file:line..." (innermost first).
+compare_section() { # section base
+	local sec=$1 base=$2 n
+	n=$(secsize "$sec")
+	seq 0 $((n - 1)) | awk '{ printf "0x%x\n", $1 }' >"$T/offs"
+	eu-addr2line -e "$M/rmod.ko" -j "$sec" -a -f -i $(cat "$T/offs") >"$T/ref.raw"
+	python3 - "$T/ref.raw" "$T/offs" >"$T/ref" <<'PY'
+import sys
+# -a starts each answer with an address (of eu-addr2line's own layout of
+# the sections, so answers are matched by order); then function and
+# location lines in pairs, innermost first.
+offs = open(sys.argv[2]).read().split()
+out = []
+for line in open(sys.argv[1]).read().split('\n'):
+    if line.startswith('0x'):
+        out.append([line.strip(), []])
+    elif line:
+        out[-1][1].append(line)
+for off, (addr, l) in zip(offs, out):
+    frames = ['%s@%s' % (l[i].split()[0], l[i + 1]) for i in range(0, len(l), 2)]
+    print(off, '|'.join(frames))
+PY
+	while read -r o; do printf '0x%x\n' $((base + o)); done <"$T/offs" |
+		"$MODSECT" resolve --json --capture "$T/cap" --search "$M" --offline >"$T/ours.json"
+	RC=$?
+	python3 - "$T/offs" "$T/ours.json" >"$T/ours" <<'PY'
+import sys, json
+offs = open(sys.argv[1]).read().split()
+for off, r in zip(offs, json.load(open(sys.argv[2]))):
+    print(off, '|'.join('%s@%s:%d%s' % (f['function'], f['file'] or '??', f['line'],
+                                        ':%d' % f['column'] if f['column'] else '')
+                        for f in r['frames']))
+PY
+}
+
+compare_section .text "$TEXT"
+check_rc "resolve .text (stdin, --json): exit 0" 0
+check "resolve: compared $(wc -l <"$T/ref") .text addresses" test "$(wc -l <"$T/ref")" -gt 50
+check_same "resolve: every .text byte agrees with eu-addr2line (function, file:line, inlines)" "$T/ref" "$T/ours"
+check_grep "resolve: inline chains two deep are seen" 'rmod_leaf@[^|]*\|rmod_mid@[^|]*\|rmod_outer@' "$T/ours"
+compare_section .text.unlikely "$UNLIKELY"
+check_same "resolve: every .text.unlikely byte agrees with eu-addr2line" "$T/ref" "$T/ours"
+check "resolve: compared $(wc -l <"$T/ref") .text.unlikely addresses" test "$(wc -l <"$T/ref")" -gt 5
+
+# Text output of one address: symbol+off/size [module] section+off, frames.
+OUTER=$(python3 -c "import json; print([r['address'] for r in json.load(open('$T/ours.json'))][0])")
+OFF=$(symoff rmod_caller)
+SZ=$(eu-readelf -s "$M/rmod.ko" | awk '$8 == "rmod_caller" { print $3 }')
+A=$(printf '0x%x' $((TEXT + OFF)))
+ms resolve --capture "$T/cap" --search "$M" --offline "$A"
+check_grep "resolve text: header line" "^0x0*${A#0x}: rmod_caller\\+0x0/0x$(printf '%x' "$SZ") \\[rmod\\] \\.text\\+0x$(printf '%x' "$OFF")\$" "$T/out"
+check_grep "resolve text: function at file:line" "^    rmod_caller at $M/rmod.c:[0-9]+:[0-9]+\$" "$T/out"
+
+# Outside every module, core kernel symbols, and bad input.
+ms resolve --capture "$T/cap" --search "$M" --offline 0x10 0xffffffffc0c00000
+check_rc "resolve: addresses in no module: exit 1" 1
+check_grep "resolve: 0x10 is in nothing (not a per-cpu symbol)" '^0x0000000000000010: in no module and no kernel symbol$' "$T/out"
+ms resolve --capture "$T/cap" --search "$M" --offline 0xffffffff81000210
+check_out "resolve: core kernel address from kallsyms, size to the next symbol" \
+	"0xffffffff81000210: __schedule+0x10/0x1e00 [kernel]"
+ms resolve --capture "$T/cap" --search "$M" --offline nonsense
+check_refused "resolve: not an address: exit 3, no output" 3 'not an address'
+
+# decode: return frames are looked up at address - 1, RIP exactly.
+CALLS=$(objdump -d --no-show-raw-insn "$M/rmod.ko" | awk '
+	/<rmod_caller>:/ { on = 1; next } /^$/ { on = 0 }
+	on && /call/ { getline nxt; split(nxt, a, ":"); gsub(/ /, "", a[1]); print a[1] }')
+RET=$(echo "$CALLS" | head -n 1)
+check "decode fixture: a return address after a call in rmod_caller" test -n "$RET"
+ROFF=$((0x$RET - OFF))
+OUTER_OFF=$(symoff rmod_outer)
+MID=$(awk '$2 ~ /rmod_leaf@.*\|rmod_mid@.*\|rmod_outer@/ { print $1; exit }' "$T/ours")
+MOFF=$((MID - OUTER_OFF))
+cat >"$T/oops" <<EOF
+[   12.000001] WARNING: CPU: 0 PID: 1 at rmod.c:6 rmod_outer+0x$(printf '%x' $MOFF)/0x60 [rmod]
+[   12.000002] RIP: 0010:rmod_outer+0x$(printf '%x' $MOFF)/0x60 [rmod]
+[   12.000003] Call Trace:
+[   12.000004]  <TASK>
+[   12.000005]  rmod_caller+0x$(printf '%x' $ROFF)/0x40 [rmod]
+[   12.000006]  ? schedule+0x10/0x100
+[   12.000007]  </TASK>
+EOF
+exact=$(eu-addr2line -e "$M/rmod.ko" -j .text -i $(printf '0x%x' "$MID") | head -n 1)
+outer_loc=$(eu-addr2line -e "$M/rmod.ko" -j .text -i $(printf '0x%x' "$MID") | tail -n 1)
+ret_loc=$(eu-addr2line -e "$M/rmod.ko" -j .text $(printf '0x%x' $((0x$RET - 1))))
+ret_at=$(eu-addr2line -e "$M/rmod.ko" -j .text "0x$RET")
+ms decode --capture "$T/cap" --search "$M" --offline "$T/oops"
+check_rc "decode: exit 0" 0
+check_grep "decode: RIP frame's innermost inline first, at its exact line" "^\[   12\.000002\] RIP: 0010:rmod_leaf \(inlined\) ${exact}\$" "$T/out"
+check_grep "decode: the RIP function line ends with where it called the inline" "^\[   12\.000002\] RIP: 0010:rmod_outer\+0x[0-9a-f]+/0x60 \[rmod\] ${outer_loc}\$" "$T/out"
+check_grep "decode: return frame at address - 1 (the call's line)" "^\[   12\.000005\]  rmod_caller\+0x[0-9a-f]+/0x40 \[rmod\] ${ret_loc}\$" "$T/out"
+if [ "$ret_loc" != "$ret_at" ]; then
+	check_nogrep "decode: not the line of the return address itself" "rmod_caller.* ${ret_at}\$" "$T/out"
+fi
+check_grep "decode: core frame passes through" '^\[   12\.000006\]  \? schedule\+0x10/0x100$' "$T/out"
+check_grep "decode: other lines pass through" '^\[   12\.000003\] Call Trace:$' "$T/out"
+
+# From the module file alone: no capture, module found by --search.
+ms decode --search "$M" --offline --moddir "$T/nomoddir" "$T/oops"
+check_rc "decode without a map: exit 0" 0
+check_grep "decode without a map: same return frame line" "rmod_caller\+0x[0-9a-f]+/0x40 \[rmod\] ${ret_loc}\$" "$T/out"
+# Return address one past the end of its symbol stays in the symbol.
+END=$(eu-readelf -s "$M/rmod.ko" | awk '$8 == "rmod_caller" { print $3 }')
+echo "[   13.0] rmod_caller+0x$(printf '%x' "$END")/0x$(printf '%x' "$END") [rmod]" >"$T/oops2"
+ms decode --search "$M" --offline --moddir "$T/nomoddir" "$T/oops2"
+check_grep "decode: a return address just past its symbol is in the symbol" "rmod_caller\+0x[0-9a-f]+/0x[0-9a-f]+ \[rmod\] $M/rmod.c:[0-9]+" "$T/out"
+
+finish
