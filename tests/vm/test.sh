@@ -864,7 +864,9 @@ if objcopy --update-section ".note.gnu.build-id=$DI/other-build-id.note" "$VM_TE
 		bad "sections: no 'skipped:' line for $BAD_FILE, or debug: not from $DD"
 		sed -n '1,/^SECTION/p' "$W/sections-skip.out" | detail
 	fi
+	command -v jq >/dev/null 2>&1 || echo "skip: --json checks (no jq)"
 	for what in debuginfo sections; do
+		command -v jq >/dev/null 2>&1 || break
 		ms "$what-skip-json" "$what" --json --capture "$CAP_static" --search "$SD" --debug-dir "$BADD" \
 			--debug-dir "$DD" modsect_test || true
 		got=$(jq -r '[if type == "array" then .[] else . end | select(.module == "modsect_test")][0] |
