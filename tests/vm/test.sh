@@ -84,11 +84,11 @@ fi
 # vm_start's EXIT trap, plus the test's debuginfod (section 6).
 DFD_PID=
 dfd_stop() {
-	local pid=$DFD_PID i
+	local pid=$DFD_PID
 	[ -n "$pid" ] || return 0
 	DFD_PID=
 	kill "$pid" 2>/dev/null || true
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.3
 	done
