@@ -149,7 +149,7 @@ di_out "other build in the first debug-dir skipped, the second dir's file taken"
 	debug-dir build-id "@T@/dpath4/$MODREL.debug"
 ms debuginfo --root "$R" --offline --debug-dir "$T/dbad" --json testmod
 check "debuginfo --json with a skipped candidate: valid JSON" python3 -m json.tool "$T/out" /dev/null
-check_eq "debuginfo --json: skipped names the file" "[\"$BAD\"]" "$(jdi '[s["file"] for s in m["skipped"]]')"
+check_eq "debuginfo --json: skipped names the file" "[\"$BAD\"]" "$(jdi 'json.dumps([s["file"] for s in m["skipped"]])')"
 check_eq "debuginfo --json: the reason names the file's build-id" True "$(jdi "'$OTHER' in m['skipped'][0]['reason']")"
 ms sections --root "$R" --offline --debug-dir "$T/dbad" --debug-dir "$T/dpath4" testmod
 check_rc "sections with a skipped candidate: exit 0" 0
