@@ -212,8 +212,13 @@ static int find(struct search *s, const char *moddir, const char *release,
 		char why[600];
 
 		r = ms_modfile_open(ctx, debug_file, &f, s->err);
-		if (r)
+		if (r) {
+			/* A file the user named is refused, not "not found". */
+			ms_err_prefix(s->err, "--debug-file");
+			s->err->code = EINVAL;
+			r = -EINVAL;
 			goto out;
+		}
 		if (check(s, f, &v, why, sizeof(why))) {
 			if (!(flags & MS_DEBUG_FORCE)) {
 				ms_modfile_free(f);

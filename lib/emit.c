@@ -107,14 +107,6 @@ static void comment_list(FILE *out, const struct ms_layout *l,
 		fprintf(out, ": %s\n", text);
 }
 
-/* The file the debugger reads: the debug info if found, else the module. */
-static const char *debugger_file(const struct ms_layout *l)
-{
-	if (l->debug && l->debug->file)
-		return ms_modfile_debugger_path(l->debug->file);
-	return ms_modfile_debugger_path(l->file);
-}
-
 static void debug_comment(FILE *out, const struct ms_layout *l)
 {
 	const struct ms_debuginfo *d = l->debug;
@@ -193,7 +185,7 @@ int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err)
 	char *path;
 	int r = check_names(l, err);
 
-	if (r || (r = ms_quote_gdb(debugger_file(l), &path, err)))
+	if (r || (r = ms_quote_gdb(ms_layout_debugger_path(l), &path, err)))
 		return r;
 	header(out, l);
 	for (size_t i = 0; i < l->nsecs; i++)
@@ -218,7 +210,7 @@ int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err)
 	char *path;
 	int r = check_names(l, err);
 
-	if (r || (r = ms_quote_lldb(debugger_file(l), &path, err)))
+	if (r || (r = ms_quote_lldb(ms_layout_debugger_path(l), &path, err)))
 		return r;
 	header(out, l);
 	fprintf(out, "target modules add %s\n", path);

@@ -91,6 +91,12 @@ const char *ms_finder_moddir(const struct ms_finder *fi)
 	return fi->moddir;
 }
 
+int ms_finder_debuginfod_error(const struct ms_finder *fi)
+{
+	/* No DEBUGINFOD_URLS is no error. */
+	return fi->dfailed == -ENOSYS ? 0 : fi->dfailed;
+}
+
 const struct ms_ctx *ms_finder_ctx(const struct ms_finder *fi)
 {
 	return fi->ctx;

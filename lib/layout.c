@@ -72,6 +72,13 @@ int ms_check_name(const char *what, const char *name, struct ms_err *err)
 	return 0;
 }
 
+const char *ms_layout_debugger_path(const struct ms_layout *l)
+{
+	if (l->debug && l->debug->file)
+		return ms_modfile_debugger_path(l->debug->file);
+	return ms_modfile_debugger_path(l->file);
+}
+
 void ms_layout_free(struct ms_layout *l)
 {
 	if (!l)

@@ -171,6 +171,8 @@ const struct ms_ctx *ms_finder_ctx(const struct ms_finder *fi);
  */
 int ms_finder_debuginfod(struct ms_finder *fi, const unsigned char *id,
 			 size_t len, char **path_ret);
+/* The error that made the finder stop asking debuginfod, or 0. */
+int ms_finder_debuginfod_error(const struct ms_finder *fi);
 /*
  * Opens the file of a module: of all candidates in order, the first whose
  * build-id is want_build_id, or the first one when want_build_id is NULL
@@ -261,6 +263,8 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 		    unsigned int flags, struct ms_layout **ret,
 		    struct ms_err *err);
 void ms_layout_free(struct ms_layout *l);
+/* The file a debugger reads: the debug info if found, else the module. */
+const char *ms_layout_debugger_path(const struct ms_layout *l);
 const char *ms_verify_str(enum ms_verify v);
 /* Rejects names a debugger command could be confused by. */
 int ms_check_name(const char *what, const char *name, struct ms_err *err);

@@ -38,6 +38,36 @@ static void print_table(FILE *out, const struct row *rows, size_t n)
 	}
 }
 
+/* source, verified, file, and the candidates passed over. */
+static void add_debug(json_object *j, const struct row *r)
+{
+	const struct ms_debuginfo *d = r->res.debug;
+	json_object *sk = json_object_new_array();
+
+	json_object_object_add(j, "source",
+			       json_object_new_string(ms_dsource_str(
+				       r->found ? d->source : MS_DS_NONE)));
+	json_object_object_add(
+		j, "verified",
+		r->found ? json_object_new_string(ms_verify_str(d->verify)) :
+			   NULL);
+	json_object_object_add(
+		j, "file",
+		r->found ? json_object_new_string(ms_modfile_path(d->file)) :
+			   NULL);
+	for (size_t k = 0; d && k < d->nskipped; k++) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(
+			x, "file", json_object_new_string(d->skipped[k].path));
+		json_object_object_add(
+			x, "reason",
+			json_object_new_string(d->skipped[k].reason));
+		json_object_array_add(sk, x);
+	}
+	json_object_object_add(j, "skipped", sk);
+}
+
 static void print_json(FILE *out, const struct row *rows, size_t n)
 {
 	json_object *a = json_object_new_array();
@@ -51,7 +81,7 @@ static void print_json(FILE *out, const struct row *rows, size_t n)
 		json_object_object_add(j, "build_id",
 				       bid ? json_object_new_string(bid) :
 					     NULL);
-		debug_json(j, rows[i].res.debug);
+		add_debug(j, &rows[i]);
 		json_object_array_add(a, j);
 	}
 	fprintf(out, "%s\n",
@@ -125,6 +155,7 @@ int do_debuginfo(struct opts *o)
 		resolved_clear(&rows[i].res);
 	free(rows);
 	ms_buf_free(&b);
+	warn_debuginfod(fi);
 	ms_finder_free(fi);
 	ms_map_free(map);
 	ms_ctx_free(ctx);

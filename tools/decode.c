@@ -217,6 +217,7 @@ int do_decode(struct opts *o)
 		r = write_buf(o, &b, &err);
 	ms_buf_free(&b);
 	decoder_clear(&d);
+	warn_debuginfod(fi);
 	ms_finder_free(fi);
 	ms_map_free(map);
 	ms_ctx_free(ctx);

@@ -139,6 +139,7 @@ int emit_modules(struct opts *o,
 		     map->nmodules);
 out:
 	ms_buf_free(&b);
+	warn_debuginfod(fi);
 	ms_finder_free(fi);
 	ms_map_free(map);
 	ms_ctx_free(ctx);

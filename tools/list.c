@@ -146,6 +146,7 @@ int do_list(struct opts *o)
 	}
 	free(rows);
 	ms_buf_free(&b);
+	warn_debuginfod(fi);
 	ms_finder_free(fi);
 	ms_map_free(map);
 	ms_ctx_free(ctx);

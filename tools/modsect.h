@@ -58,6 +58,8 @@ extern const struct cmd commands[];
 /* Prints "modsect: message" for a library error; returns the exit status. */
 int report(const struct ms_err *err, int r);
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Says once that debuginfod could not be reached, if so. */
+void warn_debuginfod(const struct ms_finder *fi);
 
 /* Shared steps of the commands (common.c). */
 int setup_ctx(const struct opts *o, struct ms_ctx **ret, struct ms_err *err);

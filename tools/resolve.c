@@ -203,6 +203,7 @@ int do_resolve(struct opts *o)
 	free(line);
 	ms_buf_free(&b);
 	modules_clear(&m);
+	warn_debuginfod(fi);
 	ms_finder_free(fi);
 	ms_map_free(map);
 	ms_ctx_free(ctx);

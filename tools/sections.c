@@ -102,7 +102,7 @@ static void print_json(FILE *out, const struct ms_layout *l)
 		o, "file", json_object_new_string(ms_modfile_path(l->file)));
 	json_object_object_add(
 		o, "debugger_file",
-		json_object_new_string(ms_modfile_debugger_path(l->file)));
+		json_object_new_string(ms_layout_debugger_path(l)));
 	json_object_object_add(
 		o, "build_id",
 		m->build_id ? json_object_new_string(m->build_id) : NULL);
@@ -111,6 +111,7 @@ static void print_json(FILE *out, const struct ms_layout *l)
 	json_object_object_add(
 		o, "verified",
 		json_object_new_string(ms_verify_str(l->verify)));
+	debug_json(o, l->debug);
 	for (size_t i = 0; i < l->nsecs; i++) {
 		const struct ms_lsec *s = &l->secs[i];
 		json_object *j = json_object_new_object();
@@ -210,6 +211,7 @@ int do_sections(struct opts *o)
 	}
 	ms_buf_free(&b);
 	resolved_clear(&res);
+	warn_debuginfod(fi);
 	ms_finder_free(fi);
 	ms_map_free(map);
 	ms_ctx_free(ctx);
