@@ -24,15 +24,6 @@ void warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void warn_debuginfod(const struct ms_finder *fi)
-{
-	int e = fi ? ms_finder_debuginfod_error(fi) : 0;
-
-	if (e && e != -ENOENT)
-		warn("debuginfod failed (%s); check DEBUGINFOD_URLS, or use --offline",
-		     strerror(-e));
-}
-
 int setup_ctx(const struct opts *o, struct ms_ctx **ret, struct ms_err *err)
 {
 	struct ms_ctx *ctx;

@@ -20,6 +20,15 @@ int open_modfile(const struct ms_ctx *ctx, struct ms_finder *fi,
 	return ms_finder_open(fi, mod->name, mod->build_id, ret, err);
 }
 
+void warn_debuginfod(const struct ms_finder *fi)
+{
+	int e = fi ? ms_finder_debuginfod_error(fi) : 0;
+
+	if (e && e != -ENOENT)
+		warn("debuginfod failed (%s); check DEBUGINFOD_URLS, or use --offline",
+		     strerror(-e));
+}
+
 void resolved_clear(struct resolved *r)
 {
 	ms_debuginfo_free(r->debug);
