@@ -97,6 +97,8 @@ dfd_stop() {
 }
 trap 'dfd_stop; vm_stop' EXIT
 trap 'exit 130' INT TERM HUP
+# The JSON checks need jq; a missing tool fails the test, never skips it.
+command -v jq >/dev/null 2>&1 || vm_die "jq is missing (scripts/deps.sh check installs it)"
 gdb -nx -batch -ex 'python import gdb' >/dev/null 2>&1 ||
 	vm_die "gdb has no Python support (tests/vm/symdump.py needs it)"
 
@@ -811,10 +813,10 @@ di_check "--debug-dir DD (.build-id/xx/rest.debug)" di-build-id 0 debug-dir "$DD
 	--capture "$CAP_static" --search "$SD" --debug-dir "$DD" modsect_test
 if ms di-build-id-json debuginfo --json --capture "$CAP_static" --search "$SD" --debug-dir "$DD" modsect_test &&
 	command -v jq >/dev/null 2>&1; then
-	got=$(jq -r '.[] | select(.module == "modsect_test") | "\(.build_id) \(.debug_source) \(.debug_verified) \(.debug_file)"' \
+	got=$(jq -r '.[] | select(.module == "modsect_test") | "\(.build_id) \(.source) \(.verified) \(.file)"' \
 		"$W/di-build-id-json.out" 2>&1)
 	if [ "$got" = "$ID debug-dir build-id $DD_FILE" ]; then
-		ok "debuginfo --json: build_id, debug_source debug-dir, debug_verified build-id, debug_file"
+		ok "debuginfo --json: build_id, source debug-dir, verified build-id, file"
 	else
 		bad "debuginfo --json: '$got', want '$ID debug-dir build-id $DD_FILE'"
 	fi
@@ -870,7 +872,7 @@ if objcopy --update-section ".note.gnu.build-id=$DI/other-build-id.note" "$VM_TE
 		ms "$what-skip-json" "$what" --json --capture "$CAP_static" --search "$SD" --debug-dir "$BADD" \
 			--debug-dir "$DD" modsect_test || true
 		got=$(jq -r '[if type == "array" then .[] else . end | select(.module == "modsect_test")][0] |
-			"\(.debug_source) \(.debug_file) \([.debug_skipped[]? | .file] | join(","))"' "$W/$what-skip-json.out" 2>&1)
+			"\(.source // .debug_source) \(if .source then .file else .debug_file end) \([(.skipped // .debug_skipped)[]? | .file] | join(","))"' "$W/$what-skip-json.out" 2>&1)
 		if [ "$got" = "debug-dir $DD_FILE $BAD_FILE" ]; then
 			ok "$what --json: debug_source debug-dir, debug_file from DD, debug_skipped names the other build"
 		else
