@@ -346,17 +346,19 @@ struct ms_symres {
 struct ms_symbolizer;
 
 int ms_symbolizer_new(struct ms_symbolizer **ret, struct ms_err *err);
-/* Adds a module; the layout (and its debug info) must outlive s. */
+/*
+ * Adds a module, at any time; the layout (and its debug info) must
+ * outlive s. Modules whose ranges overlap are refused.
+ */
 int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
 		      struct ms_err *err);
+bool ms_symbolizer_has(const struct ms_symbolizer *s, const char *module);
 /*
  * Core kernel symbols (the map's, which must outlive s) for addresses in
  * no module: symbol+offset only, with the size counted to the next symbol
  * as the kernel does.
  */
 void ms_symbolizer_set_core(struct ms_symbolizer *s, const struct ms_map *map);
-/* Call after the last add, before the first lookup. */
-int ms_symbolizer_done(struct ms_symbolizer *s, struct ms_err *err);
 void ms_symbolizer_free(struct ms_symbolizer *s);
 /* -ENOENT if addr is in no module; strings live as long as s. */
 int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,

@@ -49,7 +49,7 @@ struct smod {
 
 struct ms_symbolizer {
 	Dwfl *dwfl;
-	struct smod *mods;
+	struct smod **mods; /* sorted by lo; each owned, libdwfl points at it */
 	size_t nmods;
 	const struct ms_ksym *core; /* by address, from the first text symbol */
 	size_t ncore;
@@ -124,7 +124,6 @@ int ms_symbolizer_new(struct ms_symbolizer **ret, struct ms_err *err)
 		free(s);
 		return ms_err_set(err, ENOMEM, "libdwfl: %s", dwfl_errmsg(-1));
 	}
-	dwfl_report_begin(s->dwfl);
 	*ret = s;
 	return 0;
 }
@@ -140,8 +139,10 @@ void ms_symbolizer_free(struct ms_symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nmods; i++)
-		free_fns(&s->mods[i]);
+	for (size_t i = 0; i < s->nmods; i++) {
+		free_fns(s->mods[i]);
+		free(s->mods[i]);
+	}
 	free(s->mods);
 	dwfl_end(s->dwfl);
 	free(s);
@@ -165,57 +166,78 @@ static bool module_range(const struct ms_layout *l, uint64_t *lo, uint64_t *hi)
 	return *lo < *hi;
 }
 
+/* Index of the first module starting after addr. */
+static size_t upper(const struct ms_symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nmods;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->mods[mid]->lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Modules can be added at any time (libdwfl takes further reports with
+ * dwfl_report_begin_add), so callers load only the modules they meet.
+ */
 int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
 		      struct ms_err *err)
 {
-	struct smod *n = realloc(s->mods, (s->nmods + 1) * sizeof(*n));
-	struct smod *sm;
+	struct smod *sm = calloc(1, sizeof(*sm)), **n;
+	size_t at;
+	void **ud;
 
-	if (!n)
+	if (!sm)
 		return ms_err_errno(err, ENOMEM, "symbolizer");
-	s->mods = n;
-	sm = &s->mods[s->nmods];
-	memset(sm, 0, sizeof(*sm));
 	sm->l = l;
-	if (!module_range(l, &sm->lo, &sm->hi))
+	if (!module_range(l, &sm->lo, &sm->hi)) {
+		free(sm);
 		return ms_err_set(err, EINVAL, "module %s has nothing loaded",
 				  l->mod->name);
-	s->nmods++;
-	return 0;
-}
-
-static int cmp_smod(const void *a, const void *b)
-{
-	const struct smod *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-int ms_symbolizer_done(struct ms_symbolizer *s, struct ms_err *err)
-{
-	if (s->nmods)
-		qsort(s->mods, s->nmods, sizeof(*s->mods), cmp_smod);
-	for (size_t i = 0; i < s->nmods; i++) {
-		struct smod *sm = &s->mods[i];
-		void **ud;
-
-		if (i > 0 && sm->lo < s->mods[i - 1].hi)
-			return ms_err_set(
-				err, EINVAL,
-				"modules %s and %s overlap in the map",
-				s->mods[i - 1].l->mod->name, sm->l->mod->name);
-		sm->dm = dwfl_report_module(s->dwfl, sm->l->mod->name, sm->lo,
-					    sm->hi);
-		if (!sm->dm)
-			return ms_err_set(err, EINVAL, "libdwfl: %s: %s",
-					  sm->l->mod->name, dwfl_errmsg(-1));
-		dwfl_module_info(sm->dm, &ud, NULL, NULL, NULL, NULL, NULL,
-				 NULL);
-		*ud = sm;
 	}
-	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
-		return ms_err_set(err, EINVAL, "libdwfl: %s", dwfl_errmsg(-1));
+	at = upper(s, sm->lo);
+	if ((at > 0 && s->mods[at - 1]->hi > sm->lo) ||
+	    (at < s->nmods && s->mods[at]->lo < sm->hi)) {
+		const struct smod *o =
+			s->mods[at > 0 && s->mods[at - 1]->hi > sm->lo ? at - 1 :
+									 at];
+
+		free(sm);
+		return ms_err_set(err, EINVAL,
+				  "modules %s and %s overlap in the map",
+				  o->l->mod->name, l->mod->name);
+	}
+	n = realloc(s->mods, (s->nmods + 1) * sizeof(*n));
+	if (!n) {
+		free(sm);
+		return ms_err_errno(err, ENOMEM, "symbolizer");
+	}
+	s->mods = n;
+	memmove(&n[at + 1], &n[at], (s->nmods - at) * sizeof(*n));
+	n[at] = sm;
+	s->nmods++;
+	dwfl_report_begin_add(s->dwfl);
+	sm->dm = dwfl_report_module(s->dwfl, l->mod->name, sm->lo, sm->hi);
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || !sm->dm)
+		return ms_err_set(err, EINVAL, "libdwfl: %s: %s", l->mod->name,
+				  dwfl_errmsg(-1));
+	dwfl_module_info(sm->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = sm;
 	return 0;
+}
+
+bool ms_symbolizer_has(const struct ms_symbolizer *s, const char *module)
+{
+	for (size_t i = 0; i < s->nmods; i++)
+		if (ms_modname_eq(s->mods[i]->l->mod->name, module))
+			return true;
+	return false;
 }
 
 /* ---- per-module function and inline tables ---- */
@@ -409,19 +431,11 @@ static const struct fn *find_fn(const struct smod *sm, uint64_t addr)
 
 static struct smod *find_mod(struct ms_symbolizer *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->nmods;
+	size_t at = upper(s, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->mods[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr >= s->mods[lo - 1].hi)
+	if (at == 0 || addr >= s->mods[at - 1]->hi)
 		return NULL;
-	return &s->mods[lo - 1];
+	return s->mods[at - 1];
 }
 
 static void find_section(const struct ms_layout *l, uint64_t addr,
@@ -574,10 +588,10 @@ int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
 			 const char *name, uint64_t *addr_ret)
 {
 	for (size_t i = 0; i < s->nmods; i++) {
-		Dwfl_Module *dm = s->mods[i].dm;
+		Dwfl_Module *dm = s->mods[i]->dm;
 		int n;
 
-		if (!ms_modname_eq(s->mods[i].l->mod->name, module))
+		if (!ms_modname_eq(s->mods[i]->l->mod->name, module))
 			continue;
 		n = dwfl_module_getsymtab(dm);
 		for (int j = 1; j < n; j++) {

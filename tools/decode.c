@@ -20,20 +20,6 @@
 #define PLACE_BASE UINT64_C(0x00007f0000000000)
 #define PLACE_STEP UINT64_C(0x0000000100000000)
 
-struct decoder {
-	struct ms_symbolizer *sym;
-	struct resolved *res;
-	size_t nres;
-};
-
-static void decoder_clear(struct decoder *d)
-{
-	ms_symbolizer_free(d->sym);
-	for (size_t i = 0; i < d->nres; i++)
-		resolved_clear(&d->res[i]);
-	free(d->res);
-}
-
 /* The text as lines, split in place. */
 static char **split_lines(char *text, size_t *n)
 {
@@ -97,28 +83,6 @@ static int place_missing(struct ms_map *map, struct ms_finder *fi, char **lines,
 	return r;
 }
 
-static int load(const struct ms_ctx *ctx, struct ms_finder *fi,
-		const struct opts *o, const struct ms_map *map,
-		struct decoder *d, struct ms_err *err)
-{
-	int r = ms_symbolizer_new(&d->sym, err);
-
-	if (!r && !(d->res = calloc(map->nmodules + 1, sizeof(*d->res))))
-		r = ms_err_errno(err, ENOMEM, "decode");
-	for (size_t i = 0; !r && i < map->nmodules; i++) {
-		struct ms_err merr = { 0 };
-
-		if (resolve(ctx, fi, o, map, &map->modules[i], NULL,
-			    &d->res[d->nres], &merr))
-			continue; /* no file: its frames pass through */
-		r = ms_symbolizer_add(d->sym, d->res[d->nres].layout, err);
-		d->nres++;
-	}
-	if (!r)
-		ms_symbolizer_set_core(d->sym, map);
-	return r ? r : ms_symbolizer_done(d->sym, err);
-}
-
 static void print_loc(FILE *out, const struct ms_frame *f)
 {
 	fprintf(out, "%s:%d", f->file ? f->file : "??", f->line);
@@ -147,7 +111,8 @@ static void annotate(FILE *out, const char *line, const struct ms_logframe *f,
 	fprintf(out, "%s\n", line + f->end);
 }
 
-static void decode_line(struct decoder *d, FILE *out, const char *line)
+static int decode_line(struct lazy *z, FILE *out, const char *line,
+		       struct ms_err *err)
 {
 	struct ms_logframe f;
 	struct ms_symres r;
@@ -155,22 +120,30 @@ static void decode_line(struct decoder *d, FILE *out, const char *line)
 	for (size_t at = 0; ms_log_frame(line, at, &f); at = f.end) {
 		uint64_t addr = f.address;
 
+		int rc = f.kind == MS_LOGFRAME_SYMBOL ?
+				 (f.module[0] ? lazy_by_name(z, f.module, err) :
+						0) :
+				 lazy_by_addr(z, addr, err);
+
+		if (rc)
+			return rc;
 		if (f.kind == MS_LOGFRAME_SYMBOL) {
 			if (!f.module[0] ||
-			    ms_symbolizer_lookup(d->sym, f.module, f.symbol,
+			    ms_symbolizer_lookup(z->sym, f.module, f.symbol,
 						 &addr) < 0)
 				continue;
 			addr += f.offset;
 		}
 		/* Without a source line there is nothing to add. */
-		if (ms_symbolize(d->sym, addr, f.exact ? 0 : MS_SYM_RETURN,
+		if (ms_symbolize(z->sym, addr, f.exact ? 0 : MS_SYM_RETURN,
 				 &r) < 0 ||
 		    r.nframes == 0 || !r.frames[r.nframes - 1].file)
 			continue;
 		annotate(out, line, &f, &r);
-		return;
+		return 0;
 	}
 	fprintf(out, "%s\n", line);
+	return 0;
 }
 
 int do_decode(struct opts *o)
@@ -179,7 +152,7 @@ int do_decode(struct opts *o)
 	struct ms_ctx *ctx = NULL;
 	struct ms_finder *fi = NULL;
 	struct ms_map *map = NULL;
-	struct decoder d = { 0 };
+	struct lazy z = { 0 };
 	struct ms_buf b = { 0 };
 	char *text = NULL, **lines = NULL;
 	size_t len, n = 0;
@@ -208,15 +181,16 @@ int do_decode(struct opts *o)
 	if (!r)
 		r = place_missing(map, fi, lines, n, &err);
 	if (!r)
-		r = load(ctx, fi, o, map, &d, &err);
+		r = lazy_init(&z, ctx, fi, o, map, &err);
 	if (!r)
 		r = ms_buf_open(&b, &err);
 	for (size_t i = 0; !r && i < n; i++)
-		decode_line(&d, b.f, lines[i]);
+		r = decode_line(&z, b.f, lines[i], &err);
 	if (!r)
 		r = write_buf(o, &b, &err);
 	ms_buf_free(&b);
-	decoder_clear(&d);
+	if (z.map)
+		lazy_clear(&z);
 	warn_debuginfod(fi);
 	ms_finder_free(fi);
 	ms_map_free(map);

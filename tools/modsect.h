@@ -85,6 +85,26 @@ int resolve(const struct ms_ctx *ctx, struct ms_finder *fi,
 	    struct resolved *ret, struct ms_err *err);
 void resolved_clear(struct resolved *r);
 
+/* Modules loaded into a symbolizer when first needed (symbols.c). */
+struct lazy {
+	const struct ms_ctx *ctx;
+	struct ms_finder *fi;
+	const struct opts *o;
+	const struct ms_map *map;
+	struct ms_symbolizer *sym;
+	struct resolved *res; /* per map module */
+	char *state; /* per map module: untried, loaded, missing */
+	struct start *starts; /* every section start, sorted */
+	size_t nstarts;
+};
+
+int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
+	      const struct opts *o, const struct ms_map *map,
+	      struct ms_err *err);
+void lazy_clear(struct lazy *z);
+int lazy_by_name(struct lazy *z, const char *name, struct ms_err *err);
+int lazy_by_addr(struct lazy *z, uint64_t addr, struct ms_err *err);
+
 struct json_object;
 /* debug_file, debug_source, debug_verified, debug_skipped (sections.c). */
 void debug_json(struct json_object *o, const struct ms_debuginfo *d);

@@ -8,50 +8,6 @@
 
 #include "modsect.h"
 
-struct modules {
-	struct resolved *res;
-	size_t n;
-	struct ms_symbolizer *sym;
-};
-
-static void modules_clear(struct modules *m)
-{
-	ms_symbolizer_free(m->sym);
-	for (size_t i = 0; i < m->n; i++)
-		resolved_clear(&m->res[i]);
-	free(m->res);
-}
-
-/* Every module whose file is found; the others cannot be symbolized. */
-static int load_modules(const struct ms_ctx *ctx, struct ms_finder *fi,
-			const struct opts *o, const struct ms_map *map,
-			struct modules *m, struct ms_err *err)
-{
-	int r = ms_symbolizer_new(&m->sym, err);
-
-	if (!r && !(m->res = calloc(map->nmodules + 1, sizeof(*m->res))))
-		r = ms_err_errno(err, ENOMEM, "resolve");
-	for (size_t i = 0; !r && i < map->nmodules; i++) {
-		struct ms_err merr = { 0 };
-		int rr = resolve(ctx, fi, o, map, &map->modules[i], NULL,
-				 &m->res[m->n], &merr);
-
-		if (rr == -ENOENT) {
-			warn("%s", merr.msg);
-			continue;
-		}
-		if (rr) {
-			*err = merr;
-			return rr;
-		}
-		r = ms_symbolizer_add(m->sym, m->res[m->n].layout, err);
-		m->n++;
-	}
-	if (!r)
-		ms_symbolizer_set_core(m->sym, map);
-	return r ? r : ms_symbolizer_done(m->sym, err);
-}
-
 static int parse_addr(const char *s, uint64_t *ret)
 {
 	char *end;
@@ -145,15 +101,19 @@ static json_object *to_json(const struct ms_symres *r)
 }
 
 /* One address: into the text output or the JSON array. */
-static int one(struct modules *m, const char *s, FILE *out, json_object *arr,
+static int one(struct lazy *z, const char *s, FILE *out, json_object *arr,
 	       size_t *outside, struct ms_err *err)
 {
 	struct ms_symres r;
 	uint64_t addr;
+	int rc;
 
 	if (parse_addr(s, &addr) < 0)
 		return ms_err_set(err, EINVAL, "not an address: \"%.40s\"", s);
-	if (ms_symbolize(m->sym, addr, 0, &r) == -ENOENT)
+	rc = lazy_by_addr(z, addr, err);
+	if (rc)
+		return rc;
+	if (ms_symbolize(z->sym, addr, 0, &r) == -ENOENT)
 		(*outside)++;
 	if (arr)
 		json_object_array_add(arr, to_json(&r));
@@ -168,7 +128,7 @@ int do_resolve(struct opts *o)
 	struct ms_ctx *ctx = NULL;
 	struct ms_finder *fi = NULL;
 	struct ms_map *map = NULL;
-	struct modules m = { 0 };
+	struct lazy z = { 0 };
 	struct ms_buf b = { 0 };
 	json_object *arr = NULL;
 	size_t outside = 0;
@@ -182,16 +142,16 @@ int do_resolve(struct opts *o)
 	if (!r)
 		r = ms_finder_new(ctx, map->release, &fi, &err);
 	if (!r)
-		r = load_modules(ctx, fi, o, map, &m, &err);
+		r = lazy_init(&z, ctx, fi, o, map, &err);
 	if (!r)
 		r = ms_buf_open(&b, &err);
 	if (!r && o->json)
 		arr = json_object_new_array();
 	for (int i = 0; !r && i < o->nargs; i++)
-		r = one(&m, o->args[i], b.f, arr, &outside, &err);
+		r = one(&z, o->args[i], b.f, arr, &outside, &err);
 	while (!r && o->nargs == 0 && getline(&line, &cap, stdin) > 0)
 		if (line[strspn(line, " \t\r\n")])
-			r = one(&m, line, b.f, arr, &outside, &err);
+			r = one(&z, line, b.f, arr, &outside, &err);
 	if (!r && arr)
 		fprintf(b.f, "%s\n",
 			json_object_to_json_string_ext(
@@ -202,7 +162,8 @@ int do_resolve(struct opts *o)
 	json_object_put(arr);
 	free(line);
 	ms_buf_free(&b);
-	modules_clear(&m);
+	if (map)
+		lazy_clear(&z);
 	warn_debuginfod(fi);
 	ms_finder_free(fi);
 	ms_map_free(map);

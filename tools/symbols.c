@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Modules loaded into a symbolizer on demand, by name or by address, so
+ * resolving one address opens one module file, not every loaded one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modsect.h"
+
+enum { UNTRIED, LOADED, MISSING };
+
+struct start {
+	uint64_t addr;
+	size_t mod;
+};
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct start *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
+	      const struct opts *o, const struct ms_map *map,
+	      struct ms_err *err)
+{
+	size_t n = 0;
+	int r;
+
+	memset(z, 0, sizeof(*z));
+	z->ctx = ctx;
+	z->fi = fi;
+	z->o = o;
+	z->map = map;
+	for (size_t i = 0; i < map->nmodules; i++)
+		n += map->modules[i].nsections;
+	z->res = calloc(map->nmodules + 1, sizeof(*z->res));
+	z->state = calloc(map->nmodules + 1, 1);
+	z->starts = calloc(n + 1, sizeof(*z->starts));
+	if (!z->res || !z->state || !z->starts)
+		return ms_err_errno(err, ENOMEM, "symbols");
+	for (size_t i = 0; i < map->nmodules; i++)
+		for (size_t j = 0; j < map->modules[i].nsections; j++)
+			z->starts[z->nstarts++] = (struct start){
+				map->modules[i].sections[j].addr, i
+			};
+	if (z->nstarts)
+		qsort(z->starts, z->nstarts, sizeof(*z->starts), cmp_start);
+	r = ms_symbolizer_new(&z->sym, err);
+	if (!r)
+		ms_symbolizer_set_core(z->sym, map);
+	return r;
+}
+
+void lazy_clear(struct lazy *z)
+{
+	ms_symbolizer_free(z->sym);
+	for (size_t i = 0; z->res && i < z->map->nmodules; i++)
+		resolved_clear(&z->res[i]);
+	free(z->res);
+	free(z->state);
+	free(z->starts);
+}
+
+static int load(struct lazy *z, size_t i, struct ms_err *err)
+{
+	const struct ms_module *mod = &z->map->modules[i];
+	struct ms_err merr = { 0 };
+	int r;
+
+	if (z->state[i] != UNTRIED)
+		return 0;
+	z->state[i] = MISSING;
+	r = resolve(z->ctx, z->fi, z->o, z->map, mod, NULL, &z->res[i], &merr);
+	if (r == -ENOENT) {
+		/* Its frames and addresses stay as they are; say so once. */
+		warn("%s", merr.msg);
+		return 0;
+	}
+	if (r) {
+		*err = merr;
+		return r;
+	}
+	r = ms_symbolizer_add(z->sym, z->res[i].layout, err);
+	if (!r)
+		z->state[i] = LOADED;
+	return r;
+}
+
+int lazy_by_name(struct lazy *z, const char *name, struct ms_err *err)
+{
+	const struct ms_module *m = ms_map_find(z->map, name);
+
+	return m ? load(z, (size_t)(m - z->map->modules), err) : 0;
+}
+
+/*
+ * The module with the nearest section start at or below addr is the only
+ * one that can hold it: sections of different modules never overlap.
+ */
+int lazy_by_addr(struct lazy *z, uint64_t addr, struct ms_err *err)
+{
+	size_t lo = 0, hi = z->nstarts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (z->starts[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? load(z, z->starts[lo - 1].mod, err) : 0;
+}
