@@ -368,6 +368,15 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
 			 const char *name, uint64_t *addr_ret);
 
+/* ---- the core kernel's symbols as an ELF file (kelf.c) ---- */
+
+/*
+ * Writes to fd an ELF file of the map's core kernel symbols at their
+ * runtime addresses, for the map's machine, for gdb's add-symbol-file
+ * and lldb's target modules add.
+ */
+int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err);
+
 /* ---- frames in kernel log text (logparse.c) ---- */
 
 enum ms_logframe_kind {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* What gdb, lldb and sections share: opening and checking a module file. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "modsect.h"
@@ -95,11 +96,46 @@ emit_one(const struct ms_ctx *ctx, struct ms_finder *fi, const struct opts *o,
 	return rc;
 }
 
+/*
+ * The core kernel first, so module symbols come after it: the kallsyms
+ * ELF, kept in the cache under its content hash like a decompressed module.
+ */
+static int emit_kernel(const struct ms_ctx *ctx, const struct ms_map *map,
+		       bool lldb, FILE *out, struct ms_err *err)
+{
+	char *buf = NULL, *path = NULL, *q = NULL;
+	size_t len;
+	int r = kallsyms_elf_bytes(map, &buf, &len, err);
+
+	if (!r)
+		r = ms_cache_store(ctx, buf, len, ".kallsyms.elf", &path, err);
+	if (!r)
+		r = lldb ? ms_quote_lldb(path, &q, err) :
+			   ms_quote_gdb(path, &q, err);
+	if (!r) {
+		fprintf(out,
+			"# core kernel: %zu symbols from kallsyms at their runtime addresses\n",
+			map->ncore);
+		if (lldb)
+			fprintf(out,
+				"target modules add %s\ntarget modules load --file %s --slide 0\n",
+				q, q);
+		else
+			fprintf(out, "add-symbol-file %s\n", q);
+	}
+	free(q);
+	free(path);
+	free(buf);
+	return r;
+}
+
 int emit_modules(struct opts *o,
 		 int (*emit)(FILE *, const struct ms_layout *, struct ms_err *),
 		 const char *intro)
 {
 	const char *only = o->all ? NULL : o->args[0];
+
+	o->core = o->kernel;
 	struct ms_err err = { 0 };
 	struct ms_ctx *ctx = NULL;
 	struct ms_finder *fi = NULL;
@@ -120,6 +156,8 @@ int emit_modules(struct opts *o,
 	fprintf(b.f, "# %s, by modsect %s from %s (kernel %s)\n", intro,
 		MODSECT_VERSION, map->origin,
 		map->release ? map->release : "release unknown");
+	if (o->kernel)
+		r = emit_kernel(ctx, map, emit == ms_emit_lldb, b.f, &err);
 	for (size_t i = 0; i < map->nmodules && !r; i++) {
 		const struct ms_module *mod = &map->modules[i];
 

@@ -11,11 +11,11 @@ const struct cmd commands[] = {
 #ifndef MODSECT_STATIC
 	{ "gdb", do_gdb,
 	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT |
-		  OPT_DEBUG_FILE,
+		  OPT_DEBUG_FILE | OPT_KERNEL,
 	  "MODULE [FILE] | --all", "print gdb add-symbol-file commands", 0, 2 },
 	{ "lldb", do_lldb,
 	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_ALL | OPT_INIT |
-		  OPT_DEBUG_FILE,
+		  OPT_DEBUG_FILE | OPT_KERNEL,
 	  "MODULE [FILE] | --all", "print lldb target modules commands", 0, 2 },
 	{ "sections", do_sections,
 	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON | OPT_INIT |
@@ -31,6 +31,8 @@ const struct cmd commands[] = {
 	{ "decode", do_decode, OPT_SOURCE | OPT_FILES | OPT_OUTPUT, "[FILE]",
 	  "annotate kernel log text (oops, WARN, BUG, KASAN) with source lines",
 	  0, 1 },
+	{ "kallsyms", do_kallsyms, OPT_SOURCE | OPT_OUTPUT, "-o FILE",
+	  "write the core kernel's symbols (kallsyms) as an ELF file", 0, 0 },
 	{ "debuginfo", do_debuginfo,
 	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON | OPT_ALL |
 		  OPT_DEBUG_FILE,
@@ -81,6 +83,10 @@ static const struct {
 	  OPT_KALLSYMS,
 	  NULL,
 	  "also the core kernel's symbols from /proc/kallsyms" },
+	{ { "kernel", no_argument, 0, 'k' },
+	  OPT_KERNEL,
+	  NULL,
+	  "also the core kernel's symbols, from kallsyms, first" },
 	{ { "cache-dir", required_argument, 0, 'C' },
 	  OPT_CACHE,
 	  "DIR",
@@ -212,6 +218,9 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 			break;
 		case 'K':
 			o->kallsyms = true;
+			break;
+		case 'k':
+			o->kernel = true;
 			break;
 		case 'C':
 			o->cache = optarg;

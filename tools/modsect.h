@@ -28,6 +28,7 @@ enum {
 	OPT_DEBUG = 1 << 10, /* --debug-dir, --offline */
 	OPT_DEBUG_FILE = 1 << 11,
 	OPT_KALLSYMS = 1 << 12,
+	OPT_KERNEL = 1 << 13,
 	OPT_SOURCE = OPT_ROOT | OPT_CAPTURE,
 	OPT_FILES = OPT_MODDIR | OPT_SEARCH | OPT_CACHE | OPT_FORCE | OPT_DEBUG,
 };
@@ -40,6 +41,7 @@ struct opts {
 	bool json, all, force, init, offline;
 	bool kallsyms; /* --kallsyms: capture the core kernel's symbols */
 	bool core; /* the command needs core symbols (resolve, decode) */
+	bool kernel; /* --kernel: gdb/lldb load the core kernel's symbols too */
 	char **args; /* positional arguments */
 	int nargs;
 };
@@ -122,5 +124,9 @@ int do_capture(struct opts *o);
 int do_debuginfo(struct opts *o);
 int do_resolve(struct opts *o);
 int do_decode(struct opts *o);
+int do_kallsyms(struct opts *o);
+/* The ELF of the map's core symbols, in memory (kallsyms.c). */
+int kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
+		       size_t *len_ret, struct ms_err *err);
 
 #endif

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * An ELF file of the core kernel's symbols at their runtime addresses,
+ * from kallsyms, for debuggers that have no vmlinux: KASLR moves the
+ * kernel every boot, so System.map is wrong, but kallsyms is right.
+ *
+ * Symbols are grouped into sections by address: a run of text symbols is
+ * an SHF_EXECINSTR section, a run of data symbols a writable one, so that
+ * gdb calls functions functions and objects objects. Sections are NOBITS:
+ * the bytes are the target's, read through the debugger. A symbol's size
+ * is the distance to the next symbol, as the kernel counts it.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modsect.h"
+
+/* A gap larger than this between symbols starts a new section. */
+#define MAX_GAP (UINT64_C(16) << 20)
+
+enum kind { K_TEXT, K_RODATA, K_DATA, K_BSS, K_ABS };
+
+static enum kind kind_of(char t)
+{
+	switch (t) {
+	case 't':
+	case 'T':
+		return K_TEXT;
+	case 'r':
+	case 'R':
+		return K_RODATA;
+	case 'b':
+	case 'B':
+		return K_BSS;
+	case 'a':
+	case 'A':
+		return K_ABS;
+	default:
+		return K_DATA; /* d, D, v, V, w, W, ... */
+	}
+}
+
+struct ksec {
+	enum kind kind;
+	uint64_t lo, hi;
+	size_t first, n; /* symbols, in the map's sorted order */
+	size_t name; /* offset in .shstrtab */
+};
+
+struct strtab {
+	char *buf;
+	size_t len, cap;
+};
+
+static size_t str_add(struct strtab *t, const char *s)
+{
+	size_t n = strlen(s) + 1, at = t->len;
+
+	if (t->len + n > t->cap) {
+		size_t ncap = t->cap ? 2 * t->cap : 4096;
+		char *nb;
+
+		while (ncap < t->len + n)
+			ncap *= 2;
+		nb = realloc(t->buf, ncap);
+		if (!nb)
+			return (size_t)-1;
+		t->buf = nb;
+		t->cap = ncap;
+	}
+	memcpy(t->buf + at, s, n);
+	t->len += n;
+	return at;
+}
+
+static int machine_of(const char *m, int *em, int *cls, int *data)
+{
+	static const struct {
+		const char *name;
+		int em, cls, data;
+	} ms[] = {
+		{ "x86_64", EM_X86_64, ELFCLASS64, ELFDATA2LSB },
+		{ "aarch64", EM_AARCH64, ELFCLASS64, ELFDATA2LSB },
+		{ "riscv64", EM_RISCV, ELFCLASS64, ELFDATA2LSB },
+		{ "ppc64le", EM_PPC64, ELFCLASS64, ELFDATA2LSB },
+		{ "s390x", EM_S390, ELFCLASS64, ELFDATA2MSB },
+		{ "i686", EM_386, ELFCLASS32, ELFDATA2LSB },
+		{ "i386", EM_386, ELFCLASS32, ELFDATA2LSB },
+		{ "armv7l", EM_ARM, ELFCLASS32, ELFDATA2LSB },
+	};
+
+	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
+		if (strcmp(ms[i].name, m) == 0) {
+			*em = ms[i].em;
+			*cls = ms[i].cls;
+			*data = ms[i].data;
+			return 0;
+		}
+	return -ENOTSUP;
+}
+
+/* Runs of one kind without large gaps; absolute symbols stay apart. */
+static int group(const struct ms_map *map, struct ksec **ret, size_t *n_ret)
+{
+	struct ksec *secs = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < map->ncore; i++) {
+		const struct ms_ksym *k = &map->core[i];
+		enum kind kd = kind_of(k->type);
+		struct ksec *last = n ? &secs[n - 1] : NULL;
+
+		if (kd == K_ABS)
+			continue;
+		if (last && last->kind == kd && k->addr - last->hi <= MAX_GAP &&
+		    last->first + last->n == i) {
+			last->hi = k->addr;
+			last->n++;
+			continue;
+		}
+		if (n == cap) {
+			struct ksec *ns;
+
+			cap = cap ? 2 * cap : 64;
+			ns = realloc(secs, cap * sizeof(*ns));
+			if (!ns) {
+				free(secs);
+				return -ENOMEM;
+			}
+			secs = ns;
+		}
+		secs[n++] = (struct ksec){ .kind = kd,
+					   .lo = k->addr,
+					   .hi = k->addr,
+					   .first = i,
+					   .n = 1 };
+	}
+	*ret = secs;
+	*n_ret = n;
+	return 0;
+}
+
+/* Size to the next symbol at a higher address, within the section. */
+static uint64_t size_of(const struct ms_map *map, const struct ksec *s,
+			size_t i)
+{
+	for (size_t j = i + 1; j < s->first + s->n; j++)
+		if (map->core[j].addr > map->core[i].addr)
+			return map->core[j].addr - map->core[i].addr;
+	return 0;
+}
+
+struct out {
+	Elf *elf;
+	int cls;
+	struct ksec *secs;
+	size_t nsecs;
+	struct strtab shstr, str;
+	void *syms; /* Elf32_Sym or Elf64_Sym */
+	size_t nsyms;
+};
+
+static Elf_Scn *new_section(struct out *o, size_t name, GElf_Word type,
+			    GElf_Xword flags, uint64_t addr, uint64_t size,
+			    void *buf, size_t len, Elf_Type dtype)
+{
+	Elf_Scn *scn = elf_newscn(o->elf);
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return NULL;
+	sh.sh_name = (GElf_Word)name;
+	sh.sh_type = type;
+	sh.sh_flags = flags;
+	sh.sh_addr = addr;
+	sh.sh_size = size;
+	sh.sh_addralign = 1;
+	/* libelf sizes sections by their data, NOBITS ones too (no bytes). */
+	d = elf_newdata(scn);
+	if (!d)
+		return NULL;
+	d->d_buf = buf;
+	d->d_size = buf ? len : size;
+	d->d_type = dtype;
+	d->d_align = dtype == ELF_T_SYM ? 8 : 1;
+	return gelf_update_shdr(scn, &sh) ? scn : NULL;
+}
+
+static int add_symbols(struct out *o, const struct ms_map *map)
+{
+	size_t symsz = o->cls == ELFCLASS64 ? sizeof(Elf64_Sym) :
+					      sizeof(Elf32_Sym);
+
+	o->syms = calloc(map->ncore + 1, symsz);
+	if (!o->syms)
+		return -ENOMEM;
+	o->nsyms = 1; /* the null symbol */
+	for (size_t s = 0; s < o->nsecs; s++) {
+		const struct ksec *ks = &o->secs[s];
+
+		for (size_t i = ks->first; i < ks->first + ks->n; i++) {
+			const struct ms_ksym *k = &map->core[i];
+			bool global = k->type >= 'A' && k->type <= 'Z';
+			int type = ks->kind == K_TEXT ? STT_FUNC : STT_OBJECT;
+			size_t name = str_add(&o->str, k->name);
+			GElf_Sym g = {
+				.st_name = (GElf_Word)name,
+				.st_info = GELF_ST_INFO(
+					global ? STB_GLOBAL : STB_LOCAL, type),
+				.st_shndx = (GElf_Section)(s + 1),
+				.st_value = k->addr,
+				.st_size = size_of(map, ks, i),
+			};
+
+			if (name == (size_t)-1)
+				return -ENOMEM;
+			if (o->cls == ELFCLASS64) {
+				Elf64_Sym *e = (Elf64_Sym *)o->syms + o->nsyms;
+
+				e->st_name = g.st_name;
+				e->st_info = g.st_info;
+				e->st_shndx = g.st_shndx;
+				e->st_value = g.st_value;
+				e->st_size = g.st_size;
+			} else {
+				Elf32_Sym *e = (Elf32_Sym *)o->syms + o->nsyms;
+
+				e->st_name = g.st_name;
+				e->st_info = g.st_info;
+				e->st_shndx = g.st_shndx;
+				e->st_value = (Elf32_Addr)g.st_value;
+				e->st_size = (Elf32_Word)g.st_size;
+			}
+			o->nsyms++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * ELF wants local symbols before global ones, and sh_info to name the
+ * first global; a stable partition keeps each group in address order.
+ */
+static size_t locals_first(struct out *o)
+{
+	size_t symsz = o->cls == ELFCLASS64 ? sizeof(Elf64_Sym) :
+					      sizeof(Elf32_Sym);
+	char *tmp = malloc(o->nsyms * symsz), *src = o->syms;
+	size_t at = 1, nlocal = 1;
+
+	if (!tmp)
+		return 0;
+	memcpy(tmp, src, symsz);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 1; i < o->nsyms; i++) {
+			unsigned char info =
+				o->cls == ELFCLASS64 ?
+					((Elf64_Sym *)src)[i].st_info :
+					((Elf32_Sym *)src)[i].st_info;
+
+			if ((GELF_ST_BIND(info) == STB_LOCAL) == (pass == 0))
+				memcpy(tmp + at++ * symsz, src + i * symsz,
+				       symsz);
+		}
+		if (pass == 0)
+			nlocal = at;
+	}
+	free(o->syms);
+	o->syms = tmp;
+	return nlocal;
+}
+
+static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
+		     struct ms_err *err)
+{
+	static const char *const names[] = { ".text", ".rodata", ".data",
+					     ".bss" };
+	size_t symsz = o->cls == ELFCLASS64 ? sizeof(Elf64_Sym) :
+					      sizeof(Elf32_Sym);
+	size_t strtab_name, symtab_name, shstrtab_name, first_global;
+	GElf_Ehdr eh;
+	Elf_Scn *symscn, *strscn, *shscn;
+	GElf_Shdr sh;
+
+	if (!gelf_newehdr(o->elf, o->cls) || !gelf_getehdr(o->elf, &eh))
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	eh.e_ident[EI_DATA] = (unsigned char)data;
+	eh.e_type = ET_EXEC;
+	eh.e_machine = (GElf_Half)em;
+	eh.e_version = EV_CURRENT;
+	if (!gelf_update_ehdr(o->elf, &eh))
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	str_add(&o->shstr, "");
+	str_add(&o->str, "");
+	for (size_t i = 0; i < o->nsecs; i++) {
+		char name[32];
+
+		/* .text, .text.1, ... in address order */
+		snprintf(name, sizeof(name), "%s", names[o->secs[i].kind]);
+		for (size_t j = 0, k = 0; j < i; j++)
+			if (o->secs[j].kind == o->secs[i].kind)
+				snprintf(name, sizeof(name), "%s.%zu",
+					 names[o->secs[i].kind], ++k);
+		o->secs[i].name = str_add(&o->shstr, name);
+	}
+	symtab_name = str_add(&o->shstr, ".symtab");
+	strtab_name = str_add(&o->shstr, ".strtab");
+	shstrtab_name = str_add(&o->shstr, ".shstrtab");
+	if (add_symbols(o, map) < 0 || o->shstr.buf == NULL ||
+	    !(first_global = locals_first(o)))
+		return ms_err_errno(err, ENOMEM, "kallsyms ELF");
+	for (size_t i = 0; i < o->nsecs; i++) {
+		const struct ksec *s = &o->secs[i];
+		GElf_Xword fl = SHF_ALLOC;
+		uint64_t size =
+			s->hi - s->lo + size_of(map, s, s->first + s->n - 1);
+
+		if (s->kind == K_TEXT)
+			fl |= SHF_EXECINSTR;
+		if (s->kind == K_DATA || s->kind == K_BSS)
+			fl |= SHF_WRITE;
+		/* The last symbol gets at least one byte. */
+		if (!new_section(o, s->name, SHT_NOBITS, fl, s->lo,
+				 size ? size : 1, NULL, 0, ELF_T_BYTE))
+			return ms_err_set(err, EIO, "libelf: %s",
+					  elf_errmsg(-1));
+	}
+	symscn = new_section(o, symtab_name, SHT_SYMTAB, 0, 0, 0, o->syms,
+			     o->nsyms * symsz, ELF_T_SYM);
+	strscn = new_section(o, strtab_name, SHT_STRTAB, 0, 0, 0, o->str.buf,
+			     o->str.len, ELF_T_BYTE);
+	shscn = new_section(o, shstrtab_name, SHT_STRTAB, 0, 0, 0, o->shstr.buf,
+			    o->shstr.len, ELF_T_BYTE);
+	if (!symscn || !strscn || !shscn || !gelf_getshdr(symscn, &sh))
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	sh.sh_link = (GElf_Word)elf_ndxscn(strscn);
+	sh.sh_info = (GElf_Word)first_global;
+	sh.sh_entsize = symsz;
+	sh.sh_addralign = 8;
+	if (!gelf_update_shdr(symscn, &sh) || !gelf_getehdr(o->elf, &eh))
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	if (elf_ndxscn(shscn) >= SHN_LORESERVE)
+		return ms_err_set(err, E2BIG,
+				  "kallsyms ELF: too many sections");
+	eh.e_shstrndx = (GElf_Half)elf_ndxscn(shscn);
+	if (!gelf_update_ehdr(o->elf, &eh) ||
+	    elf_update(o->elf, ELF_C_WRITE) < 0)
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	return 0;
+}
+
+int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
+{
+	struct out o = { 0 };
+	int em, data, r;
+
+	if (!map->ncore)
+		return ms_err_set(
+			err, ENOENT,
+			"%s has no core kernel symbols; capture with --kallsyms, or run live as root",
+			map->origin);
+	for (size_t i = 0, nz = 0; i < map->ncore; i++) {
+		nz += map->core[i].addr != 0;
+		if (i + 1 == map->ncore && nz == 0)
+			return ms_err_set(
+				err, EPERM,
+				"%s: every kallsyms address is zero: the kernel hides them (kernel.kptr_restrict); run as root",
+				map->origin);
+	}
+	if (machine_of(map->machine ? map->machine : "x86_64", &em, &o.cls,
+		       &data) < 0)
+		return ms_err_set(err, ENOTSUP,
+				  "%s: machine %s is not supported",
+				  map->origin, map->machine);
+	r = group(map, &o.secs, &o.nsecs);
+	if (r)
+		return ms_err_errno(err, -r, "kallsyms ELF");
+	elf_version(EV_CURRENT);
+	o.elf = elf_begin(fd, ELF_C_WRITE, NULL);
+	r = o.elf ? write_elf(&o, map, em, data, err) :
+		    ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	elf_end(o.elf);
+	free(o.secs);
+	free(o.syms);
+	free(o.str.buf);
+	free(o.shstr.buf);
+	return r;
+}
