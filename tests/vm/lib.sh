@@ -363,6 +363,13 @@ vm_section() {
 vm_split_capture() {
 	vm_section capture >"$VM_RUN/capture.txt"
 	vm_section capture-stderr >"$VM_RUN/capture-stderr.txt"
+	# `modsect capture --kallsyms`, sent gzip'ed and in base64.
+	: >"$VM_RUN/capture-kallsyms.txt"
+	if grep -qxF '==MODSECT-BEGIN capture-kallsyms.gz.b64==' "$VM_RUN/serial1.log"; then
+		vm_section capture-kallsyms.gz.b64 | base64 -d | gzip -dc >"$VM_RUN/capture-kallsyms.txt" ||
+			vm_log "capture-kallsyms: could not decode the guest's gzip+base64"
+	fi
+	vm_section capture-kallsyms-stderr >"$VM_RUN/capture-kallsyms-stderr.txt"
 	vm_section sections >"$VM_RUN/sections.txt"
 	vm_section sysfs-grep >"$VM_RUN/sysfs-grep.txt"
 	vm_section kallsyms >"$VM_RUN/kallsyms.txt"
@@ -386,6 +393,8 @@ vm_split_capture() {
 #   poke N   write N to /sys/module/modsect_test/parameters/poke
 #   warn [N] write N to .../parameters/warn, then dump dmesg (section "dmesg-K")
 #   dmesg    dump dmesg
+#   ksyms NAME...  the guest's core /proc/kallsyms lines of these names and
+#            "core-lines N" (section "ksyms-K")
 #   quit     power off
 # Each command k (counting from 1) is acknowledged on ttyS1 with the line
 # "==MODSECT-ACK k <command>==" after it completed.
