@@ -269,6 +269,11 @@ static int parse_line(struct parser *p, char *line, bool *native)
 		*native = true;
 		return 0;
 	}
+	if (strcmp(f[0], "kernel-build-id") == 0) {
+		if (n != 2 || strspn(f[1], "0123456789abcdef") != strlen(f[1]))
+			return perr(p, "\"kernel-build-id\" takes a hex build-id%s", "");
+		return set_once(p, &p->map->kernel_build_id, f[1], "kernel-build-id");
+	}
 	if (strcmp(f[0], "release") == 0 || strcmp(f[0], "machine") == 0) {
 		if (n != 2)
 			return perr(p, "\"%s\" takes one value", f[0]);
@@ -449,6 +454,8 @@ int ms_capture_write(FILE *out, const struct ms_map *map, struct ms_err *err)
 		fprintf(out, "release %s\n", map->release);
 	if (map->machine)
 		fprintf(out, "machine %s\n", map->machine);
+	if (map->kernel_build_id)
+		fprintf(out, "kernel-build-id %s\n", map->kernel_build_id);
 	for (size_t i = 0; i < map->nmodules; i++) {
 		const struct ms_module *m = &map->modules[i];
 

@@ -11,6 +11,8 @@
  * is the distance to the next symbol, as the kernel counts it.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,5 +389,137 @@ int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
 	free(o.syms);
 	free(o.str.buf);
 	free(o.shstr.buf);
+	return r;
+}
+
+/* The build-id note of any ELF file, as hex; NULL if none. */
+static char *elf_build_id(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t off = 0, next, name_off, desc_off;
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((next = gelf_getnote(d, off, &nh, &name_off,
+					    &desc_off))) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+			    nh.n_descsz > 0 && nh.n_descsz <= 64) {
+				char *hex = malloc(2 * nh.n_descsz + 1);
+
+				for (size_t i = 0; hex && i < nh.n_descsz; i++)
+					sprintf(hex + 2 * i, "%02x",
+						((unsigned char *)d
+							 ->d_buf)[desc_off + i]);
+				return hex;
+			}
+			off = next;
+		}
+	}
+	return NULL;
+}
+
+/* The value of a symbol in the file's .symtab. */
+static bool elf_symbol(Elf *elf, const char *want, uint64_t *ret)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &sym) &&
+			    (n = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
+			    !strcmp(n, want)) {
+				*ret = sym.st_value;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static bool core_symbol(const struct ms_map *map, const char *want,
+			uint64_t *ret)
+{
+	for (size_t i = 0; i < map->ncore; i++)
+		if (!strcmp(map->core[i].name, want)) {
+			*ret = map->core[i].addr;
+			return true;
+		}
+	return false;
+}
+
+int ms_vmlinux_offset(const char *path, const struct ms_map *map, bool force,
+		      int64_t *offset_ret, char **note_ret, struct ms_err *err)
+{
+	static const char *const anchors[] = { "_stext", "_text",
+					       "startup_64" };
+	char *bid = NULL, why[512] = "";
+	uint64_t link = 0, run = 0;
+	const char *anchor = NULL;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd, r = 0;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ms_err_errno(err, errno, "--vmlinux %s", path);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || !gelf_getehdr(elf, &eh) ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+		r = ms_err_set(
+			err, EINVAL,
+			"--vmlinux %s: not a kernel image (an ELF executable)",
+			path);
+		goto out;
+	}
+	bid = elf_build_id(elf);
+	for (size_t i = 0; !anchor && i < 3; i++)
+		if (elf_symbol(elf, anchors[i], &link) &&
+		    core_symbol(map, anchors[i], &run))
+			anchor = anchors[i];
+	if (!anchor) {
+		r = ms_err_set(
+			err, ENOENT,
+			"--vmlinux %s: no _stext in both it and the kallsyms of %s, so the KASLR offset is unknown; capture with --kallsyms",
+			path, map->origin);
+		goto out;
+	}
+	if (map->kernel_build_id && bid && strcmp(map->kernel_build_id, bid))
+		snprintf(
+			why, sizeof(why),
+			"build-id of the running kernel is %s but %s has %s: it is not the running kernel",
+			map->kernel_build_id, path, bid);
+	if (why[0] && !force) {
+		r = ms_err_set(err, EBADMSG,
+			       "%s; give the right vmlinux, or --force", why);
+		goto out;
+	}
+	*offset_ret = (int64_t)(run - link);
+	if (asprintf(note_ret, "%s%s", why[0] ? "NOT VERIFIED, forced: " : "",
+		     why[0] ? why :
+		     map->kernel_build_id && bid ?
+			      "verified: build-id matches the running kernel" :
+			      "unverified: no build-id to compare") < 0)
+		r = ms_err_errno(err, ENOMEM, "vmlinux");
+out:
+	free(bid);
+	elf_end(elf);
+	close(fd);
 	return r;
 }

@@ -30,6 +30,7 @@ void ms_map_free(struct ms_map *map)
 	for (size_t i = 0; i < map->ncore; i++)
 		free(map->core[i].name);
 	free(map->core);
+	free(map->kernel_build_id);
 	free(map->origin);
 	free(map->release);
 	free(map->machine);

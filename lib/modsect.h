@@ -100,6 +100,7 @@ struct ms_map {
 	size_t nmodules;
 	struct ms_ksym *core; /* core kernel kallsyms, by address; optional */
 	size_t ncore;
+	char *kernel_build_id; /* from /sys/kernel/notes, NULL if unknown */
 };
 
 void ms_map_free(struct ms_map *map);
@@ -376,6 +377,14 @@ int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
  * and lldb's target modules add.
  */
 int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err);
+/*
+ * Checks a vmlinux against the running kernel (build-id of the map, from
+ * /sys/kernel/notes) and gives the KASLR offset to add to its addresses
+ * (runtime _stext from kallsyms minus the file's). A mismatch is refused
+ * unless force; *note_ret says what was verified.
+ */
+int ms_vmlinux_offset(const char *path, const struct ms_map *map, bool force,
+		      int64_t *offset_ret, char **note_ret, struct ms_err *err);
 
 /* ---- frames in kernel log text (logparse.c) ---- */
 

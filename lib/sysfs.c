@@ -178,12 +178,11 @@ static char *read_text(int modfd, const char *name)
  * are the same). libelf's gelf_getnote() needs an Elf_Scn, which a sysfs
  * file is not, so we walk the one header here.
  */
-static char *read_build_id(int modfd)
+static char *read_build_id_file(int dirfd, const char *name)
 {
-	unsigned char buf[512];
+	unsigned char buf[4096];
 	size_t off = 0;
-	int n = read_small(modfd, "notes/.note.gnu.build-id", (char *)buf,
-			   sizeof(buf));
+	int n = read_small(dirfd, name, (char *)buf, sizeof(buf));
 
 	while (n > 0 && off + sizeof(Elf64_Nhdr) <= (size_t)n) {
 		Elf64_Nhdr h;
@@ -231,7 +230,8 @@ static int read_module(int sysmod, const char *name, struct ms_module *m,
 		struct ms_section *a = NULL, *b = NULL;
 		size_t na = 0, nb = 0;
 		char *st1 = read_text(modfd, "initstate");
-		char *bid = read_build_id(modfd);
+		char *bid =
+			read_build_id_file(modfd, "notes/.note.gnu.build-id");
 		char *src = read_text(modfd, "srcversion");
 		char *st2;
 
@@ -281,10 +281,18 @@ static int read_module(int sysmod, const char *name, struct ms_module *m,
 	return 0;
 }
 
-static void read_release(const char *root, struct ms_map *map)
+/* Release and machine from /proc, the kernel's build-id from /sys/kernel/notes. */
+static void read_kernel(const char *root, struct ms_map *map)
 {
 	char path[4096], buf[256];
 	int dfd;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel", root);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		map->kernel_build_id = read_build_id_file(dfd, "notes");
+		close(dfd);
+	}
 
 	snprintf(path, sizeof(path), "%s/proc/sys/kernel", root);
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -413,7 +421,7 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 		r = ms_err_errno(err, errno, "cannot open %s", path);
 		goto out;
 	}
-	read_release(root, map);
+	read_kernel(root, map);
 	if (only_module) {
 		char *name = strdup(only_module);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* What gdb, lldb and sections share: opening and checking a module file. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,12 +101,48 @@ emit_one(const struct ms_ctx *ctx, struct ms_finder *fi, const struct opts *o,
  * The core kernel first, so module symbols come after it: the kallsyms
  * ELF, kept in the cache under its content hash like a decompressed module.
  */
-static int emit_kernel(const struct ms_ctx *ctx, const struct ms_map *map,
-		       bool lldb, FILE *out, struct ms_err *err)
+/* A debug vmlinux instead of kallsyms: checked, and moved by KASLR. */
+static int emit_vmlinux(const struct opts *o, const struct ms_map *map,
+			bool lldb, FILE *out, struct ms_err *err)
+{
+	char *note = NULL, *q = NULL;
+	int64_t off;
+	int r = ms_vmlinux_offset(o->vmlinux, map, o->force, &off, &note, err);
+	uint64_t mag;
+
+	if (!r)
+		r = lldb ? ms_quote_lldb(o->vmlinux, &q, err) :
+			   ms_quote_gdb(o->vmlinux, &q, err);
+	if (!r) {
+		mag = off < 0 ? -(uint64_t)off : (uint64_t)off;
+		fprintf(out,
+			"# core kernel: %s, KASLR offset %s0x%" PRIx64 "; %s\n",
+			o->vmlinux, off < 0 ? "-" : "", mag, note);
+		if (lldb)
+			fprintf(out,
+				"target modules add %s\ntarget modules load --file %s --slide %" PRId64
+				"\n",
+				q, q, off);
+		else
+			fprintf(out, "add-symbol-file %s -o %s0x%" PRIx64 "\n",
+				q, off < 0 ? "-" : "", mag);
+	}
+	free(q);
+	free(note);
+	return r;
+}
+
+static int emit_kernel(const struct ms_ctx *ctx, const struct opts *o,
+		       const struct ms_map *map, bool lldb, FILE *out,
+		       struct ms_err *err)
 {
 	char *buf = NULL, *path = NULL, *q = NULL;
 	size_t len;
-	int r = kallsyms_elf_bytes(map, &buf, &len, err);
+	int r;
+
+	if (o->vmlinux)
+		return emit_vmlinux(o, map, lldb, out, err);
+	r = kallsyms_elf_bytes(map, &buf, &len, err);
 
 	if (!r)
 		r = ms_cache_store(ctx, buf, len, ".kallsyms.elf", &path, err);
@@ -135,6 +172,7 @@ int emit_modules(struct opts *o,
 {
 	const char *only = o->all ? NULL : o->args[0];
 
+	o->kernel |= o->vmlinux != NULL;
 	o->core = o->kernel;
 	struct ms_err err = { 0 };
 	struct ms_ctx *ctx = NULL;
@@ -157,7 +195,7 @@ int emit_modules(struct opts *o,
 		MODSECT_VERSION, map->origin,
 		map->release ? map->release : "release unknown");
 	if (o->kernel)
-		r = emit_kernel(ctx, map, emit == ms_emit_lldb, b.f, &err);
+		r = emit_kernel(ctx, o, map, emit == ms_emit_lldb, b.f, &err);
 	for (size_t i = 0; i < map->nmodules && !r; i++) {
 		const struct ms_module *mod = &map->modules[i];
 

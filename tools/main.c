@@ -87,6 +87,10 @@ static const struct {
 	  OPT_KERNEL,
 	  NULL,
 	  "also the core kernel's symbols, from kallsyms, first" },
+	{ { "vmlinux", required_argument, 0, 'L' },
+	  OPT_KERNEL,
+	  "FILE",
+	  "with --kernel: this debug vmlinux, checked and KASLR-moved" },
 	{ { "cache-dir", required_argument, 0, 'C' },
 	  OPT_CACHE,
 	  "DIR",
@@ -221,6 +225,9 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 			break;
 		case 'k':
 			o->kernel = true;
+			break;
+		case 'L':
+			o->vmlinux = optarg;
 			break;
 		case 'C':
 			o->cache = optarg;

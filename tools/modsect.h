@@ -36,6 +36,7 @@ enum {
 struct opts {
 	const char *root, *capture, *moddir, *output, *cache;
 	const char *debug_file;
+	const char *vmlinux; /* --vmlinux: a debug vmlinux for the core kernel */
 	const char **search, **debug_dirs;
 	size_t nsearch, ndebug_dirs;
 	bool json, all, force, init, offline;
