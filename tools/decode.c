@@ -111,36 +111,48 @@ static void annotate(FILE *out, const char *line, const struct ms_logframe *f,
 	fprintf(out, "%s\n", line + f->end);
 }
 
+/*
+ * Annotates the first frame of the line that resolves to a source line;
+ * "func+off [mod]" frames are tried before raw addresses, so old-style
+ * "[<addr>] func+off/size [mod]" lines are annotated at the symbol.
+ */
 static int decode_line(struct lazy *z, FILE *out, const char *line,
 		       struct ms_err *err)
 {
 	struct ms_logframe f;
 	struct ms_symres r;
 
-	for (size_t at = 0; ms_log_frame(line, at, &f); at = f.end) {
-		uint64_t addr = f.address;
+	for (int pass = 0; pass < 2; pass++) {
+		enum ms_logframe_kind want = pass ? MS_LOGFRAME_ADDRESS :
+						    MS_LOGFRAME_SYMBOL;
 
-		int rc = f.kind == MS_LOGFRAME_SYMBOL ?
-				 (f.module[0] ? lazy_by_name(z, f.module, err) :
-						0) :
-				 lazy_by_addr(z, addr, err);
+		for (size_t at = 0; ms_log_frame(line, at, &f); at = f.end) {
+			uint64_t addr = f.address;
+			int rc = 0;
 
-		if (rc)
-			return rc;
-		if (f.kind == MS_LOGFRAME_SYMBOL) {
-			if (!f.module[0] ||
-			    ms_symbolizer_lookup(z->sym, f.module, f.symbol,
-						 &addr) < 0)
+			if (f.kind != want)
 				continue;
-			addr += f.offset;
+			if (f.kind == MS_LOGFRAME_ADDRESS)
+				rc = lazy_by_addr(z, addr, err);
+			else if (f.module[0])
+				rc = lazy_by_name(z, f.module, err);
+			if (rc)
+				return rc;
+			if (f.kind == MS_LOGFRAME_SYMBOL) {
+				if (!f.module[0] ||
+				    ms_symbolizer_lookup(z->sym, f.module,
+							 f.symbol, &addr) < 0)
+					continue;
+				addr += f.offset;
+			}
+			/* Without a source line there is nothing to add. */
+			if (ms_symbolize(z->sym, addr,
+					 f.exact ? 0 : MS_SYM_RETURN, &r) < 0 ||
+			    r.nframes == 0 || !r.frames[r.nframes - 1].file)
+				continue;
+			annotate(out, line, &f, &r);
+			return 0;
 		}
-		/* Without a source line there is nothing to add. */
-		if (ms_symbolize(z->sym, addr, f.exact ? 0 : MS_SYM_RETURN,
-				 &r) < 0 ||
-		    r.nframes == 0 || !r.frames[r.nframes - 1].file)
-			continue;
-		annotate(out, line, &f, &r);
-		return 0;
 	}
 	fprintf(out, "%s\n", line);
 	return 0;
