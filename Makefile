@@ -65,3 +65,60 @@ clean:
 	rm -rf $(BUILD) modsect modsect-static tests/out
 
 .PHONY: san deps-quiet all static clean deps check check-unit check-deps demo
+
+# Fuzzing (fuzz/): libFuzzer targets built with clang from lib/*.c.
+# `make fuzz FUZZ_SECONDS=60` runs each target that long; `make fuzz-smoke`
+# about 10 s each. See docs/robustness.md.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := capture modfile kallsyms logparse decompress
+FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer
+
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
+		$(FUZZ_FLAGS) -D_GNU_SOURCE -Ilib \
+		$(shell $(PKG_CONFIG) --cflags $(PKGS)) -o $@ $< $(LIB_SRCS) $(LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build $(BIN)
+	fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-smoke: fuzz-build $(BIN)
+	fuzz/run.sh 10
+
+.PHONY: fuzz fuzz-build fuzz-smoke
+
+# Installation: `make install` (PREFIX, default /usr/local; DESTDIR for
+# staging, as debian/rules does), `make uninstall`.  INSTALL_BIN is the
+# binary to install (default the one `make` builds).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+PKGDATADIR ?= $(DATADIR)/modsect
+INSTALL ?= install
+INSTALL_BIN ?= $(BIN)
+
+install: $(INSTALL_BIN)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(PKGDATADIR)/gdb $(DESTDIR)$(PKGDATADIR)/lldb
+	$(INSTALL) -m 755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/modsect
+	$(INSTALL) -m 644 man/modsect.1 $(DESTDIR)$(MANDIR)/man1/modsect.1
+	$(INSTALL) -m 644 share/bash-completion/modsect.bash $(DESTDIR)$(BASHCOMPDIR)/modsect
+	sed 's|@BINDIR@|$(BINDIR)|' share/gdb/modsect.py >$(DESTDIR)$(PKGDATADIR)/gdb/modsect.py
+	sed 's|@BINDIR@|$(BINDIR)|' share/lldb/modsect.py >$(DESTDIR)$(PKGDATADIR)/lldb/modsect.py
+	chmod 644 $(DESTDIR)$(PKGDATADIR)/gdb/modsect.py $(DESTDIR)$(PKGDATADIR)/lldb/modsect.py
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/modsect $(DESTDIR)$(MANDIR)/man1/modsect.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/modsect \
+		$(DESTDIR)$(PKGDATADIR)/gdb/modsect.py $(DESTDIR)$(PKGDATADIR)/lldb/modsect.py
+	rmdir $(DESTDIR)$(PKGDATADIR)/gdb $(DESTDIR)$(PKGDATADIR)/lldb $(DESTDIR)$(PKGDATADIR) 2>/dev/null || true
+
+.PHONY: install uninstall

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""modsect inside lldb: a `modsect` command that runs modsect and loads what
+it prints into this session.
+
+    (lldb) command script import /usr/share/modsect/lldb/modsect.py
+    (lldb) target create vmlinux          # or gdb-remote :1234
+    (lldb) modsect lldb --all --capture layout.txt
+    (lldb) modsect resolve 0xffffffffc0a14010     # other commands: printed
+
+`modsect lldb ARGS` runs `modsect lldb ARGS` and runs each command it
+prints (target modules add / load); any other subcommand's output is
+printed.  A non-zero exit of modsect, or a command lldb refuses, is an
+lldb error carrying the message.  The binary is $MODSECT, else the modsect
+installed with this script (PREFIX/bin/modsect), else the one in the
+source tree this file is in, else `modsect` from PATH.
+
+To have the command in every lldb session, add the `command script import`
+line to ~/.lldbinit.  (Debian's lldb 14 cannot find its own python module,
+printing a traceback at startup; PYTHONPATH=/usr/lib/llvm-14/lib/python3.11/
+dist-packages, the directory holding its lldb/ package, works around it.)
+"""
+
+import os
+import shlex
+import shutil
+import subprocess
+
+import lldb
+
+# `make install` replaces this with the directory modsect was installed in.
+MODSECT_BINDIR = "@BINDIR@"
+
+
+def modsect_binary():
+    env = os.environ.get("MODSECT")
+    if env:
+        return env
+    here = os.path.dirname(os.path.realpath(__file__))
+    cands = []
+    if not MODSECT_BINDIR.startswith("@"):
+        cands.append(os.path.join(MODSECT_BINDIR, "modsect"))
+    cands.append(os.path.join(here, "..", "..", "..", "bin", "modsect"))
+    cands.append(os.path.join(here, "..", "..", "modsect"))
+    for c in cands:
+        if os.path.isfile(c) and os.access(c, os.X_OK):
+            return os.path.normpath(c)
+    return shutil.which("modsect")
+
+
+def output_file(args):
+    for i, a in enumerate(args):
+        if a == "--":
+            break
+        if a in ("-o", "--output") and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith("--output="):
+            return a[len("--output="):]
+        if a.startswith("-o") and len(a) > 2 and not a.startswith("--"):
+            return a[2:]
+    return None
+
+
+def modsect_command(debugger, command, result, internal_dict):
+    """Run modsect; `modsect lldb ...` loads its commands (see modsect(1))."""
+    try:
+        args = shlex.split(command)
+    except ValueError as e:
+        result.SetError("modsect: %s" % e)
+        return
+    exe = modsect_binary()
+    if not exe:
+        result.SetError("modsect: no modsect binary (set $MODSECT, or put it in PATH)")
+        return
+    try:
+        p = subprocess.run([exe] + args, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as e:
+        result.SetError("modsect: cannot run %s: %s" % (exe, e.strerror))
+        return
+    out = p.stdout.decode("utf-8", "surrogateescape")
+    err = p.stderr.decode("utf-8", "replace")
+    if p.returncode != 0:
+        result.SetError(err.strip() or "%s exited with status %d" % (exe, p.returncode))
+        return
+    if err:
+        result.AppendWarning(err.strip())
+    helping = any(a in ("-h", "--help", "--version") for a in args)
+    if not args or args[0] != "lldb" or helping:
+        result.AppendMessage(out.rstrip("\n"))
+        result.SetStatus(lldb.eReturnStatusSuccessFinishResult)
+        return
+    ofile = output_file(args[1:])
+    if ofile is not None and ofile != "-":
+        with open(ofile, encoding="utf-8", errors="surrogateescape") as f:
+            out = f.read()
+    interp = debugger.GetCommandInterpreter()
+    for line in out.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        r = lldb.SBCommandReturnObject()
+        interp.HandleCommand(line, r)
+        if r.GetOutput():
+            result.AppendMessage(r.GetOutput().rstrip("\n"))
+        if not r.Succeeded():
+            result.SetError("%s\n(in: %s)" % ((r.GetError() or "failed").strip(), line))
+            return
+    result.SetStatus(lldb.eReturnStatusSuccessFinishNoResult)
+
+
+def __lldb_init_module(debugger, internal_dict):
+    debugger.HandleCommand(
+        "command script add -f %s.modsect_command modsect" % __name__)
