@@ -1,0 +1,92 @@
+#!/bin/bash
+# fuzz/seeds.sh OUTDIR: generates the seed corpora for the fuzz targets
+# into OUTDIR/<target>/ from real files, made the way the tests make them
+# (tests/lib.sh): a capture written by `modsect capture --root` of a fake
+# tree, the README's sh-loop and grep -r formats, kallsyms lines, a small
+# module from gcc + ld -r and its .gz/.xz/.zst, a 32-bit object, the
+# kallsyms ELF, and oops text. Nothing here is committed as a binary.
+# MODSECT selects the binary (default ./modsect).
+set -u
+OUT=${1:?usage: fuzz/seeds.sh OUTDIR}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+. "$(dirname "$0")/../tests/lib.sh"
+set -e
+rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress}
+mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress}
+
+KO=$T/mod/testmod.ko
+R=$T/root
+mkmod "$T/mod" testmod
+mkrelease "$R"
+mksysmod "$R" testmod "$KO" live
+mkdir -p "$R/proc"
+{
+	echo "ffffffff81000000 T _stext"
+	echo "ffffffff81000000 T _text"
+	echo "ffffffff81001000 t do_one_initcall"
+	echo "ffffffff82000000 D jiffies"
+	echo "ffffffff82100000 B __bss_start"
+	echo "ffffffff81800000 R __start_rodata"
+	echo "0000000000000000 A fixed_percpu_data"
+	nm "$KO" | awk 'NF == 3 { print $1, $2, $3, "[testmod]" }' |
+		sed 's/^0000000000/ffffffffc0/'
+} >"$R/proc/kallsyms"
+
+# capture: every format the reader takes.
+"$MODSECT" capture --root "$R" -o "$OUT/capture/format1.cap"
+"$MODSECT" capture --root "$R" --kallsyms -o "$OUT/capture/kallsyms.cap" 2>/dev/null ||
+	cp "$OUT/capture/format1.cap" "$OUT/capture/kallsyms.cap"
+(cd "$R" && for f in sys/module/*/sections/* sys/module/*/sections/.[!.]*; do
+	[ -f "$f" ] || continue
+	m=${f#sys/module/}
+	echo "${m%%/*} ${f##*/} $(cat "$f")"
+done) >"$OUT/capture/shloop.txt"
+(cd "$R" && grep -r . sys/module/*/sections/ | sed 's|^|/|') >"$OUT/capture/grep.txt"
+cat "$R/proc/kallsyms" "$OUT/capture/shloop.txt" >"$OUT/capture/mixed.txt"
+printf 'modsect-capture 1\nmodule a-b coming\nsection a-b .text\\x20x 0x10\nsection a-b .data 0x20\nbuild-id a-b 00ff\nsrcversion a-b X\nkallsyms a-b 10 t f\\x0a\ncore ffffffff81000000 T _stext\n' \
+	>"$OUT/capture/escapes.cap"
+
+# kallsyms: lines of /proc/kallsyms and captures with core symbols.
+cp "$R/proc/kallsyms" "$OUT/kallsyms/proc-kallsyms.txt"
+cp "$OUT/capture/kallsyms.cap" "$OUT/kallsyms/"
+{ cat "$OUT/capture/shloop.txt"; echo "machine aarch64"; grep -v ' \[' "$R/proc/kallsyms"; } \
+	>"$OUT/kallsyms/aarch64.txt"
+{ cat "$OUT/capture/shloop.txt"; echo "machine i686"; echo "c1000000 T _stext"; echo "c1000100 t f"; } \
+	>"$OUT/kallsyms/i686.txt"
+
+# modfile: the module, stripped, compressed, 32-bit, not relocatable.
+cp "$KO" "$OUT/modfile/testmod.ko"
+strip --strip-debug -o "$OUT/modfile/stripped.ko" "$KO"
+gzip -9 -c "$OUT/modfile/stripped.ko" >"$OUT/modfile/stripped.ko.gz"
+xz -c "$OUT/modfile/stripped.ko" >"$OUT/modfile/stripped.ko.xz"
+zstd -q -c "$OUT/modfile/stripped.ko" >"$OUT/modfile/stripped.ko.zst"
+printf 'int f(void) { return 1; }\n' >"$T/small.c"
+gcc -O2 -c -o "$T/small.o" "$T/small.c" && cp "$T/small.o" "$OUT/modfile/small.o"
+if gcc -m32 -O2 -c -o "$T/small32.o" "$T/small.c" 2>/dev/null; then
+	cp "$T/small32.o" "$OUT/modfile/small32.o"
+fi
+"$MODSECT" kallsyms --root "$R" -o "$OUT/modfile/kallsyms.elf" 2>/dev/null || true
+cp "$OUT"/modfile/*.gz "$OUT"/modfile/*.xz "$OUT"/modfile/*.zst "$OUT/decompress/"
+printf 'hello\n' | gzip -c >"$OUT/decompress/hello.gz"
+
+# logparse: oops, WARN, KASAN, raw addresses, timestamps.
+cat >"$OUT/logparse/oops.txt" <<'X'
+[   7.123456] WARNING: CPU: 0 PID: 1 at drivers/misc/testmod.c:68 testmod_func+0x10/0x27 [testmod]
+[   7.123500] RIP: 0010:testmod_func+0x10/0x27 [testmod]
+[   7.123600] Call Trace:
+[   7.123601]  <TASK>
+[   7.123602]  ? __warn+0x7d/0xc0
+[   7.123603]  testmod_helper+0x2a/0x71 [testmod]
+[   7.123604]  do_one_initcall+0x56/0x230
+[   7.123605]  [<ffffffffc0a14010>] testmod_init+0x10/0x20 [testmod]
+[   7.123606]  </TASK>
+BUG: KASAN: slab-out-of-bounds in testmod_func.cold+0x1/0x5 [test-mod]
+kernel BUG at fs/ext4/inode.c:1234!
+PC is at testmod_func+0x4/0x8 [testmod]
+ pc : testmod_func+0x4/0x8 [testmod]
+Call trace:
+ [<c0a14000>] [<ffffffffc0a14000>] [<ffffffffffffffffff>]
+X
+echo "seeds in $OUT:" >&2
+for d in "$OUT"/*/; do echo "  $(basename "$d"): $(ls "$d" | wc -l)" >&2; done
+finish >/dev/null
