@@ -97,6 +97,15 @@ begin kallsyms
 grep '\[' /proc/kallsyms >&3
 end kallsyms
 
+# All of /proc/kallsyms (core and modules), the reference for the host's
+# checks of `modsect kallsyms` / `gdb --kernel`; gzip + base64 like the
+# capture above (about 4 MB of text).
+begin kallsyms-all.gz.b64
+cat /proc/kallsyms >/tmp/kallsyms-all.txt
+gzip -1c /tmp/kallsyms-all.txt | base64 >&3
+rm -f /tmp/kallsyms-all.txt
+end kallsyms-all.gz.b64
+
 begin proc-modules
 cat /proc/modules >&3
 end proc-modules

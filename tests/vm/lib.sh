@@ -373,6 +373,12 @@ vm_split_capture() {
 	vm_section sections >"$VM_RUN/sections.txt"
 	vm_section sysfs-grep >"$VM_RUN/sysfs-grep.txt"
 	vm_section kallsyms >"$VM_RUN/kallsyms.txt"
+	# The guest's whole /proc/kallsyms, sent gzip'ed and in base64.
+	: >"$VM_RUN/kallsyms-all.txt"
+	if grep -qxF '==MODSECT-BEGIN kallsyms-all.gz.b64==' "$VM_RUN/serial1.log"; then
+		vm_section kallsyms-all.gz.b64 | base64 -d | gzip -dc >"$VM_RUN/kallsyms-all.txt" ||
+			vm_log "kallsyms-all: could not decode the guest's gzip+base64"
+	fi
 	vm_section uname >"$VM_RUN/uname.txt"
 	vm_section build-id >"$VM_RUN/build-id.txt"
 	vm_section initstate >"$VM_RUN/initstate.txt"
