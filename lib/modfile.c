@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* A module file: its sections, build-id and .modinfo, read with libelf. */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
@@ -17,6 +21,7 @@ struct ms_modfile {
 	const char *compression;
 	void *image; /* the (decompressed) bytes libelf reads */
 	size_t size;
+	bool mapped; /* image is an mmap of the file, not malloc'd */
 	Elf *elf;
 	int elfclass;
 	struct ms_filesec *secs;
@@ -34,7 +39,10 @@ void ms_modfile_free(struct ms_modfile *f)
 	elf_end(f->elf);
 	free(f->path);
 	free(f->debugger_path);
-	free(f->image);
+	if (f->mapped)
+		munmap(f->image, f->size);
+	else
+		free(f->image);
 	free(f->secs);
 	free(f->scn_index);
 	free(f->build_id);
@@ -151,30 +159,63 @@ static int read_sections(struct ms_modfile *f, struct ms_err *err)
 	return 0;
 }
 
+/*
+ * A private writable mapping: nothing is copied (debug modules run to tens
+ * of megabytes), and whatever libelf might convert in place stays ours.
+ */
+static int map_file(const char *path, void **ret, size_t *len_ret,
+		    struct ms_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *p;
+
+	if (fd < 0)
+		return ms_err_errno(err, errno, "cannot open %s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ms_err_set(err, EINVAL, "%s: not a regular file", path);
+	}
+	if (st.st_size == 0 || (uint64_t)st.st_size > MAX_MODULE) {
+		close(fd);
+		return ms_err_set(err, EINVAL, "%s: %s", path,
+				  st.st_size ? "larger than 1 GiB" :
+					       "empty file");
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		 fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return ms_err_errno(err, errno, "cannot map %s", path);
+	*ret = p;
+	*len_ret = (size_t)st.st_size;
+	return 0;
+}
+
 static int open_image(const struct ms_ctx *ctx, struct ms_modfile *f,
 		      struct ms_err *err)
 {
 	GElf_Ehdr eh;
-	char *raw, *abs;
-	size_t rawlen;
-	void *out;
-	size_t outlen;
-	int r = ms_read_file(f->path, MAX_MODULE, &raw, &rawlen, err);
+	char *abs;
+	void *raw = NULL, *out;
+	size_t rawlen = 0, outlen;
+	int r = map_file(f->path, &raw, &rawlen, err);
 
 	if (r)
 		return r;
 	r = ms_decompress(raw, rawlen, &out, &outlen, &f->compression, err);
 	if (r) {
-		free(raw);
+		munmap(raw, rawlen);
 		return ms_err_prefix(err, "%s", f->path);
 	}
 	if (f->compression) {
-		free(raw);
+		munmap(raw, rawlen);
 		f->image = out;
 		f->size = outlen;
 	} else {
 		f->image = raw;
 		f->size = rawlen;
+		f->mapped = true;
 	}
 	elf_version(EV_CURRENT);
 	f->elf = elf_memory(f->image, f->size);

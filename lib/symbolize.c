@@ -29,6 +29,9 @@ struct inl {
 	const char *call_file;
 	int call_line, call_col;
 	int depth; /* 0: directly inside the function */
+	uint64_t ext_lo,
+		ext_hi; /* all ranges of the call: its callees lie here */
+	size_t skip; /* the next entry outside this one's subtree */
 };
 
 struct fn {
@@ -38,9 +41,19 @@ struct fn {
 	size_t ninl;
 };
 
+struct sym {
+	uint64_t addr, size;
+	const char *name;
+	bool global;
+};
+
 struct smod {
 	const struct ms_layout *l;
 	Dwfl_Module *dm;
+	struct sym *syms; /* by address, built on first use */
+	struct sym **byname; /* the same, by name */
+	size_t nsyms;
+	bool syms_built;
 	struct fn *fns; /* sorted by lo, built on first use */
 	size_t nfns, capfns;
 	bool built;
@@ -133,6 +146,8 @@ static void free_fns(struct smod *sm)
 	for (size_t i = 0; i < sm->nfns; i++)
 		free(sm->fns[i].inl);
 	free(sm->fns);
+	free(sm->syms);
+	free(sm->byname);
 }
 
 void ms_symbolizer_free(struct ms_symbolizer *s)
@@ -280,11 +295,17 @@ static int add_inl(struct walk *w, Dwarf_Die *die, int depth)
 	Dwarf_Addr base, lo, hi;
 	Dwarf_Attribute a;
 	Dwarf_Word file = 0, line = 0, col = 0;
+	Dwarf_Addr ext_lo = UINT64_MAX, ext_hi = 0;
 	ptrdiff_t off = 0;
 
 	dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &file);
 	dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line);
 	dwarf_formudata(dwarf_attr(die, DW_AT_call_column, &a), &col);
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		ext_lo = lo < ext_lo ? lo : ext_lo;
+		ext_hi = hi > ext_hi ? hi : ext_hi;
+	}
+	off = 0;
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		if (w->ninl == w->capinl) {
 			size_t ncap = w->capinl ? 2 * w->capinl : 16;
@@ -306,6 +327,8 @@ static int add_inl(struct walk *w, Dwarf_Die *die, int depth)
 			.call_line = (int)line,
 			.call_col = (int)col,
 			.depth = depth,
+			.ext_lo = ext_lo + w->bias,
+			.ext_hi = ext_hi + w->bias,
 		};
 	}
 	return 0;
@@ -333,6 +356,27 @@ static int walk_inlines(struct walk *w, Dwarf_Die *die, int depth)
 	return r;
 }
 
+/*
+ * In depth-first order an entry's subtree is the run of deeper entries
+ * after it; skip lets a lookup jump over subtrees that miss the address.
+ */
+static int set_skips(struct fn *f)
+{
+	size_t *open = malloc((f->ninl + 1) * sizeof(*open)), n = 0;
+
+	if (!open)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->ninl; i++) {
+		while (n && f->inl[open[n - 1]].depth >= f->inl[i].depth)
+			f->inl[open[--n]].skip = i;
+		open[n++] = i;
+	}
+	while (n)
+		f->inl[open[--n]].skip = f->ninl;
+	free(open);
+	return 0;
+}
+
 static int add_subprogram(struct walk *w, Dwarf_Die *die)
 {
 	Dwarf_Addr base, lo, hi;
@@ -358,6 +402,7 @@ static int add_subprogram(struct walk *w, Dwarf_Die *die)
 		for (size_t j = 0; j < w->ninl; j++)
 			if (w->inl[j].lo < f->hi && w->inl[j].hi > f->lo)
 				f->inl[f->ninl++] = w->inl[j];
+		r = set_skips(f);
 	}
 	free(w->inl);
 	return r;
@@ -453,6 +498,108 @@ static void find_section(const struct ms_layout *l, uint64_t addr,
 	}
 }
 
+/* ---- per-module symbol table ---- */
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* At one address, sized before unsized, global before local. */
+	if ((x->size != 0) != (y->size != 0))
+		return x->size ? -1 : 1;
+	return (int)y->global - (int)x->global;
+}
+
+static int cmp_byname(const void *a, const void *b)
+{
+	const struct sym *x = *(struct sym *const *)a;
+	const struct sym *y = *(struct sym *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->addr < y->addr ? -1 : x->addr > y->addr);
+}
+
+/*
+ * libdwfl's dwfl_module_addrinfo scans the whole symbol table for every
+ * address; one sorted copy answers each lookup by binary search.
+ */
+static int build_syms(struct smod *sm)
+{
+	int n = dwfl_module_getsymtab(sm->dm);
+
+	sm->syms_built = true;
+	if (n <= 0)
+		return 0;
+	sm->syms = calloc((size_t)n, sizeof(*sm->syms));
+	if (!sm->syms)
+		return -ENOMEM;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(
+			sm->dm, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		/* Defined code and data in loaded sections only. */
+		if (!name || !*name || shndx == SHN_UNDEF ||
+		    type == STT_SECTION || type == STT_FILE ||
+		    addr == (GElf_Addr)-1 || addr < sm->lo || addr >= sm->hi)
+			continue;
+		sm->syms[sm->nsyms++] = (struct sym){
+			.addr = addr,
+			.size = sym.st_size,
+			.name = name,
+			.global = GELF_ST_BIND(sym.st_info) != STB_LOCAL,
+		};
+	}
+	if (sm->nsyms)
+		qsort(sm->syms, sm->nsyms, sizeof(*sm->syms), cmp_sym);
+	sm->byname = calloc(sm->nsyms + 1, sizeof(*sm->byname));
+	if (!sm->byname)
+		return -ENOMEM;
+	for (size_t i = 0; i < sm->nsyms; i++)
+		sm->byname[i] = &sm->syms[i];
+	if (sm->nsyms)
+		qsort(sm->byname, sm->nsyms, sizeof(*sm->byname), cmp_byname);
+	return 0;
+}
+
+/*
+ * The symbol covering addr: a sized one whose range holds it, else an
+ * unsized one at or before it with no sized symbol in between. Bytes past
+ * a function's end (padding) belong to no symbol.
+ */
+static const struct sym *find_sym(const struct smod *sm, uint64_t addr)
+{
+	size_t lo = 0, hi = sm->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sm->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct sym *unsized = NULL;
+
+	if (lo == 0)
+		return NULL;
+	/* Look back over symbols that may enclose addr (nested, aliases). */
+	for (size_t i = lo, seen = 0; i-- > 0 && seen < 64; seen++) {
+		const struct sym *y = &sm->syms[i];
+
+		if (y->size && addr < y->addr + y->size)
+			return y;
+		if (!y->size && !unsized && y->addr == sm->syms[lo - 1].addr)
+			unsized = y;
+	}
+	return unsized;
+}
+
 /* Source line of addr, into frame f. */
 static void line_of(Dwfl_Module *dm, uint64_t addr, struct ms_frame *f)
 {
@@ -523,8 +670,7 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	const struct fn *fn;
 	const struct inl *chain[MS_MAX_FRAMES];
 	size_t depth = 0;
-	GElf_Off off;
-	GElf_Sym sym;
+	const struct sym *y;
 	const char *name;
 
 	memset(res, 0, sizeof(*res));
@@ -533,11 +679,14 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		return core_lookup(s, look, res);
 	res->module = sm->l->mod->name;
 	find_section(sm->l, addr, res);
-	name = dwfl_module_addrinfo(sm->dm, look, &off, &sym, NULL, NULL, NULL);
-	if (name) {
-		res->symbol = name;
-		res->symbol_offset = addr - (look - off);
-		res->symbol_size = sym.st_size;
+	if (!sm->syms_built && build_syms(sm) < 0)
+		return -ENOMEM;
+	y = find_sym(sm, look);
+	name = y ? y->name : NULL;
+	if (y) {
+		res->symbol = y->name;
+		res->symbol_offset = addr - y->addr;
+		res->symbol_size = y->size;
 	}
 	if (!sm->built && build(sm) < 0)
 		return -ENOMEM;
@@ -552,14 +701,21 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		res->nframes = name || res->frames[0].file ? 1 : 0;
 		return 0;
 	}
-	for (size_t i = 0; i < fn->ninl; i++) {
+	for (size_t i = 0; i < fn->ninl;) {
 		const struct inl *in = &fn->inl[i];
 
-		if (look < in->lo || look >= in->hi ||
-		    in->depth >= MS_MAX_FRAMES - 1)
+		if (look < in->ext_lo || look >= in->ext_hi ||
+		    in->depth >= MS_MAX_FRAMES - 1) {
+			i = in->skip; /* not in the call, so not in its callees */
 			continue;
+		}
+		if (look < in->lo || look >= in->hi) {
+			i++; /* in another range of it, or between ranges */
+			continue;
+		}
 		chain[in->depth] = in;
 		depth = (size_t)in->depth + 1;
+		i++;
 	}
 	/*
 	 * chain[0] is the outermost inlined call, chain[depth - 1] the
@@ -588,26 +744,25 @@ int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
 			 const char *name, uint64_t *addr_ret)
 {
 	for (size_t i = 0; i < s->nmods; i++) {
-		Dwfl_Module *dm = s->mods[i]->dm;
-		int n;
+		struct smod *sm = s->mods[i];
+		size_t lo = 0, hi;
 
-		if (!ms_modname_eq(s->mods[i]->l->mod->name, module))
+		if (!ms_modname_eq(sm->l->mod->name, module))
 			continue;
-		n = dwfl_module_getsymtab(dm);
-		for (int j = 1; j < n; j++) {
-			GElf_Sym sym;
-			GElf_Addr addr;
-			const char *sn = dwfl_module_getsym_info(
-				dm, j, &sym, &addr, NULL, NULL, NULL);
+		if (!sm->syms_built && build_syms(sm) < 0)
+			return -ENOMEM;
+		hi = sm->nsyms;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
 
-			/* Defined code or data only: not sections or files. */
-			if (sn && sym.st_shndx != SHN_UNDEF &&
-			    GELF_ST_TYPE(sym.st_info) != STT_SECTION &&
-			    GELF_ST_TYPE(sym.st_info) != STT_FILE &&
-			    strcmp(sn, name) == 0 && addr != (GElf_Addr)-1) {
-				*addr_ret = addr;
-				return 0;
-			}
+			if (strcmp(sm->byname[mid]->name, name) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < sm->nsyms && !strcmp(sm->byname[lo]->name, name)) {
+			*addr_ret = sm->byname[lo]->addr;
+			return 0;
 		}
 		return -ENOENT;
 	}

@@ -21,33 +21,85 @@ static int parse_addr(const char *s, uint64_t *ret)
 	return errno || end == s || *end ? -EINVAL : 0;
 }
 
+/*
+ * The hot path of a large batch: stdio's printf machinery was a fifth of
+ * the run time, so numbers are formatted here.
+ */
+static void put_hex(FILE *out, uint64_t v, int width)
+{
+	char buf[20], *p = buf + sizeof(buf);
+
+	do {
+		*--p = "0123456789abcdef"[v & 0xf];
+		v >>= 4;
+	} while (v || buf + sizeof(buf) - p < width);
+	fputs_unlocked("0x", out);
+	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+}
+
+static void put_dec(FILE *out, int v)
+{
+	char buf[16], *p = buf + sizeof(buf);
+	unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+}
+
+static void put_sym(FILE *out, const char *name, uint64_t off, uint64_t size)
+{
+	putc_unlocked(' ', out);
+	fputs_unlocked(name, out);
+	putc_unlocked('+', out);
+	put_hex(out, off, 1);
+	putc_unlocked('/', out);
+	put_hex(out, size, 1);
+}
+
 static void print_text(FILE *out, const struct ms_symres *r)
 {
-	fprintf(out, "0x%016" PRIx64 ":", r->addr);
+	put_hex(out, r->addr, 16);
+	putc_unlocked(':', out);
 	if (r->core) {
-		fprintf(out, " %s+0x%" PRIx64 "/0x%" PRIx64 " [kernel]\n",
-			r->symbol, r->symbol_offset, r->symbol_size);
+		put_sym(out, r->symbol, r->symbol_offset, r->symbol_size);
+		fputs_unlocked(" [kernel]\n", out);
 		return;
 	}
 	if (!r->module) {
-		fprintf(out, " in no module and no kernel symbol\n");
+		fputs_unlocked(" in no module and no kernel symbol\n", out);
 		return;
 	}
 	if (r->symbol)
-		fprintf(out, " %s+0x%" PRIx64 "/0x%" PRIx64, r->symbol,
-			r->symbol_offset, r->symbol_size);
-	fprintf(out, " [%s]", r->module);
-	if (r->section)
-		fprintf(out, " %s+0x%" PRIx64, r->section, r->section_offset);
-	fputc('\n', out);
+		put_sym(out, r->symbol, r->symbol_offset, r->symbol_size);
+	fputs_unlocked(" [", out);
+	fputs_unlocked(r->module, out);
+	putc_unlocked(']', out);
+	if (r->section) {
+		putc_unlocked(' ', out);
+		fputs_unlocked(r->section, out);
+		putc_unlocked('+', out);
+		put_hex(out, r->section_offset, 1);
+	}
+	putc_unlocked('\n', out);
 	for (size_t i = 0; i < r->nframes; i++) {
 		const struct ms_frame *f = &r->frames[i];
 
-		fprintf(out, "    %s%s at %s:%d", i ? "(inlined by) " : "",
-			f->func, f->file ? f->file : "??", f->line);
-		if (f->col)
-			fprintf(out, ":%d", f->col);
-		fputc('\n', out);
+		fputs_unlocked(i ? "    (inlined by) " : "    ", out);
+		fputs_unlocked(f->func, out);
+		fputs_unlocked(" at ", out);
+		fputs_unlocked(f->file ? f->file : "??", out);
+		putc_unlocked(':', out);
+		put_dec(out, f->line);
+		if (f->col) {
+			putc_unlocked(':', out);
+			put_dec(out, f->col);
+		}
+		putc_unlocked('\n', out);
 	}
 }
 
