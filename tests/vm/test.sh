@@ -1601,7 +1601,7 @@ for f in $frnames; do
 done
 if grep -qE "^#0 +(0x[0-9a-f]+ in )?modsect_test_poke \(value=$KPOKE\)" "$KS/bt" && grep -qE '^#1 +0x[0-9a-f]+ in poke_set ' "$KS/bt" &&
 	grep -qE '^#2 +0x[0-9a-f]+ in param_attr_store \(' "$KS/bt" && [ "${nbadfr:-1}" = 0 ] && [ -n "$TRACE_NAMES" ] && [ -z "$notin" ]; then
-	ok "gdb live --kernel: bt #0 modsect_test_poke (value=$KPOKE), #1 poke_set, #2 param_attr_store; core frames$frnames: each pc inside that kallsyms symbol, each in the kernel's own call trace of the write"
+	ok "gdb live --kernel: bt #0 modsect_test_poke (value=$KPOKE), #1 poke_set, #2 param_attr_store; core frames $frnames: each pc inside that kallsyms symbol, each in the kernel's own call trace of the write"
 else
 	bad "gdb live --kernel: bt: want #0 modsect_test_poke (value=$KPOKE), #1 poke_set, #2 param_attr_store, core frames inside their kallsyms symbol (${nbadfr:-?} not) and in the kernel's call trace ('$TRACE_NAMES'; not in it:${notin:- none})"
 	sed '$d' <<<"$res" | detail
