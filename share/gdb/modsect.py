@@ -22,10 +22,14 @@ see `gdb --configuration`, --with-system-gdbinit-dir).
 
 import os
 import shutil
+import sys
 import subprocess
 import tempfile
 
 import gdb
+
+# gdb's `source` defines __file__ only while the script runs.
+_HERE = os.path.dirname(os.path.realpath(globals().get("__file__") or sys._getframe().f_code.co_filename))
 
 # `make install` replaces this with the directory modsect was installed in.
 MODSECT_BINDIR = "@BINDIR@"
@@ -36,7 +40,7 @@ def modsect_binary():
     env = os.environ.get("MODSECT")
     if env:
         return env
-    here = os.path.dirname(os.path.realpath(__file__))
+    here = _HERE
     cands = []
     if not MODSECT_BINDIR.startswith("@"):
         cands.append(os.path.join(MODSECT_BINDIR, "modsect"))

@@ -27,6 +27,8 @@ import subprocess
 
 import lldb
 
+_HERE = os.path.dirname(os.path.realpath(__file__))
+
 # `make install` replaces this with the directory modsect was installed in.
 MODSECT_BINDIR = "@BINDIR@"
 
@@ -35,7 +37,7 @@ def modsect_binary():
     env = os.environ.get("MODSECT")
     if env:
         return env
-    here = os.path.dirname(os.path.realpath(__file__))
+    here = _HERE
     cands = []
     if not MODSECT_BINDIR.startswith("@"):
         cands.append(os.path.join(MODSECT_BINDIR, "modsect"))
