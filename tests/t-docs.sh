@@ -10,6 +10,7 @@
 # e.g. `.RB ( gdb ", " lldb )` (first such line of its entry), exactly the commands whose --help lists it.
 # The completion must offer the same commands and, per command, the same
 # options (plus the global ones).  The page renders without warnings.
+# Every command answers -h/--help/--version and refuses unknown options.
 . "$(dirname "$0")/lib.sh"
 need groff man python3 || finish
 MAN=$TOP/man/modsect.1
@@ -41,6 +42,23 @@ cmds=$(awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' "
 mkdir -p "$T/h"
 for c in $cmds; do
 	"$MODSECT" "$c" --help >"$T/h/$c" 2>&1 || not_ok "modsect $c --help exits 0" "$(cat "$T/h/$c")"
+done
+
+# Every command of `modsect --help` answers -h, --help and --version (exit
+# 0, stdout only) and refuses an unknown option (exit 2, naming it).
+for c in $cmds; do
+	for a in -h --help --version; do
+		ms "$c" $a
+		if [ "$RC" = 0 ] && [ -s "$T/out" ] && [ ! -s "$T/err" ]; then
+			ok "modsect $c $a: exit 0 to stdout"
+		else
+			not_ok "modsect $c $a: exit 0 to stdout" "$(_last_run)"
+		fi
+	done
+	ms "$c" --no-such-opt
+	check_refused "modsect $c --no-such-opt: exit 2 naming it" 2 "unknown option '--no-such-opt'"
+	ms "$c" -Z
+	check_refused "modsect $c -Z: exit 2 naming it" 2 "unknown option '-Z'"
 done
 
 # --- completion: what it offers -----------------------------------------------
