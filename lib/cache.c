@@ -33,6 +33,8 @@ static int cache_dir(const struct ms_ctx *ctx, char **ret, struct ms_err *err)
 
 static int mkdir_p(char *path)
 {
+	if (!*path)
+		return -ENOENT;
 	for (char *p = path + 1; *p; p++) {
 		if (*p != '/')
 			continue;

@@ -37,7 +37,8 @@ static int perr(struct parser *p, const char *fmt, const char *arg)
 {
 	char what[256];
 
-	snprintf(what, sizeof(what), fmt, arg);
+	/* What a line holds is untrusted: never raw bytes on a terminal. */
+	snprintf(what, sizeof(what), fmt, MS_ESC(arg));
 	return ms_err_set(p->err, EINVAL, "%s:%zu: %s", p->origin, p->lineno,
 			  what);
 }
@@ -271,8 +272,11 @@ static int parse_line(struct parser *p, char *line, bool *native)
 	}
 	if (strcmp(f[0], "kernel-build-id") == 0) {
 		if (n != 2 || strspn(f[1], "0123456789abcdef") != strlen(f[1]))
-			return perr(p, "\"kernel-build-id\" takes a hex build-id%s", "");
-		return set_once(p, &p->map->kernel_build_id, f[1], "kernel-build-id");
+			return perr(
+				p, "\"kernel-build-id\" takes a hex build-id%s",
+				"");
+		return set_once(p, &p->map->kernel_build_id, f[1],
+				"kernel-build-id");
 	}
 	if (strcmp(f[0], "release") == 0 || strcmp(f[0], "machine") == 0) {
 		if (n != 2)
@@ -400,7 +404,7 @@ int ms_map_parse_capture(const char *text, size_t len, const char *origin,
 	free(copy);
 	if (!r)
 		drop_sectionless(p.map);
-	if (!r && p.map->nmodules == 0)
+	if (!r && p.map->nmodules == 0 && p.map->ncore == 0)
 		r = ms_err_set(
 			err, EINVAL,
 			"%s: no module sections found (is this a capture?)",

@@ -5,6 +5,22 @@
 
 #include "modsect.h"
 
+const char *ms_esc(const char *s, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 int ms_err_set(struct ms_err *err, int code, const char *fmt, ...)
 {
 	va_list ap;

@@ -294,7 +294,7 @@ int ms_finder_open(struct ms_finder *fi, const char *modname,
 	 * reported only if nothing else is found.
 	 */
 	path = kmod_path(fi, name);
-	if (path && (r = consider(fi, path, want_build_id, &best, err, &done)))
+	if (path && consider(fi, path, want_build_id, &best, err, &done))
 		first = *err;
 	free(path);
 	r = done ? 0 : index_search(fi, err);

@@ -29,6 +29,8 @@ static enum kind kind_of(char t)
 	switch (t) {
 	case 't':
 	case 'T':
+	case 'w': /* weak: __weak kernel functions */
+	case 'W':
 		return K_TEXT;
 	case 'r':
 	case 'R':
@@ -40,7 +42,7 @@ static enum kind kind_of(char t)
 	case 'A':
 		return K_ABS;
 	default:
-		return K_DATA; /* d, D, v, V, w, W, ... */
+		return K_DATA; /* d, D, v, V (weak objects), ... */
 	}
 }
 
@@ -77,32 +79,6 @@ static size_t str_add(struct strtab *t, const char *s)
 	return at;
 }
 
-static int machine_of(const char *m, int *em, int *cls, int *data)
-{
-	static const struct {
-		const char *name;
-		int em, cls, data;
-	} ms[] = {
-		{ "x86_64", EM_X86_64, ELFCLASS64, ELFDATA2LSB },
-		{ "aarch64", EM_AARCH64, ELFCLASS64, ELFDATA2LSB },
-		{ "riscv64", EM_RISCV, ELFCLASS64, ELFDATA2LSB },
-		{ "ppc64le", EM_PPC64, ELFCLASS64, ELFDATA2LSB },
-		{ "s390x", EM_S390, ELFCLASS64, ELFDATA2MSB },
-		{ "i686", EM_386, ELFCLASS32, ELFDATA2LSB },
-		{ "i386", EM_386, ELFCLASS32, ELFDATA2LSB },
-		{ "armv7l", EM_ARM, ELFCLASS32, ELFDATA2LSB },
-	};
-
-	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
-		if (strcmp(ms[i].name, m) == 0) {
-			*em = ms[i].em;
-			*cls = ms[i].cls;
-			*data = ms[i].data;
-			return 0;
-		}
-	return -ENOTSUP;
-}
-
 /* Runs of one kind without large gaps; absolute symbols stay apart. */
 static int group(const struct ms_map *map, struct ksec **ret, size_t *n_ret)
 {
@@ -133,23 +109,27 @@ static int group(const struct ms_map *map, struct ksec **ret, size_t *n_ret)
 			}
 			secs = ns;
 		}
-		secs[n++] = (struct ksec){ .kind = kd,
-					   .lo = k->addr,
-					   .hi = k->addr,
-					   .first = i,
-					   .n = 1 };
+		secs[n] = (struct ksec){ .kind = kd,
+					 .lo = k->addr,
+					 .hi = k->addr,
+					 .first = i,
+					 .n = 1 };
+		n++;
 	}
 	*ret = secs;
 	*n_ret = n;
 	return 0;
 }
 
-/* Size to the next symbol at a higher address, within the section. */
-static uint64_t size_of(const struct ms_map *map, const struct ksec *s,
-			size_t i)
+/*
+ * Size to the next symbol at a higher address, whatever its kind, as the
+ * kernel counts it; absolute symbols (per-cpu offsets) do not count.
+ */
+static uint64_t size_of(const struct ms_map *map, size_t i)
 {
-	for (size_t j = i + 1; j < s->first + s->n; j++)
-		if (map->core[j].addr > map->core[i].addr)
+	for (size_t j = i + 1; j < map->ncore; j++)
+		if (map->core[j].addr > map->core[i].addr &&
+		    kind_of(map->core[j].type) != K_ABS)
 			return map->core[j].addr - map->core[i].addr;
 	return 0;
 }
@@ -191,53 +171,60 @@ static Elf_Scn *new_section(struct out *o, size_t name, GElf_Word type,
 	return gelf_update_shdr(scn, &sh) ? scn : NULL;
 }
 
+static void put_sym(struct out *o, const GElf_Sym *g)
+{
+	if (o->cls == ELFCLASS64) {
+		Elf64_Sym *e = (Elf64_Sym *)o->syms + o->nsyms;
+
+		e->st_name = g->st_name;
+		e->st_info = g->st_info;
+		e->st_shndx = g->st_shndx;
+		e->st_value = g->st_value;
+		e->st_size = g->st_size;
+	} else {
+		Elf32_Sym *e = (Elf32_Sym *)o->syms + o->nsyms;
+
+		e->st_name = g->st_name;
+		e->st_info = g->st_info;
+		e->st_shndx = g->st_shndx;
+		e->st_value = (Elf32_Addr)g->st_value;
+		e->st_size = (Elf32_Word)g->st_size;
+	}
+	o->nsyms++;
+}
+
+/* Every core symbol: in its section, or absolute (per-cpu offsets). */
 static int add_symbols(struct out *o, const struct ms_map *map)
 {
 	size_t symsz = o->cls == ELFCLASS64 ? sizeof(Elf64_Sym) :
 					      sizeof(Elf32_Sym);
+	size_t s = 0;
 
 	o->syms = calloc(map->ncore + 1, symsz);
 	if (!o->syms)
 		return -ENOMEM;
 	o->nsyms = 1; /* the null symbol */
-	for (size_t s = 0; s < o->nsecs; s++) {
-		const struct ksec *ks = &o->secs[s];
+	for (size_t i = 0; i < map->ncore; i++) {
+		const struct ms_ksym *k = &map->core[i];
+		bool abs = kind_of(k->type) == K_ABS;
+		size_t name = str_add(&o->str, k->name);
+		GElf_Sym g = { .st_name = (GElf_Word)name,
+			       .st_value = k->addr };
 
-		for (size_t i = ks->first; i < ks->first + ks->n; i++) {
-			const struct ms_ksym *k = &map->core[i];
-			bool global = k->type >= 'A' && k->type <= 'Z';
-			int type = ks->kind == K_TEXT ? STT_FUNC : STT_OBJECT;
-			size_t name = str_add(&o->str, k->name);
-			GElf_Sym g = {
-				.st_name = (GElf_Word)name,
-				.st_info = GELF_ST_INFO(
-					global ? STB_GLOBAL : STB_LOCAL, type),
-				.st_shndx = (GElf_Section)(s + 1),
-				.st_value = k->addr,
-				.st_size = size_of(map, ks, i),
-			};
-
-			if (name == (size_t)-1)
-				return -ENOMEM;
-			if (o->cls == ELFCLASS64) {
-				Elf64_Sym *e = (Elf64_Sym *)o->syms + o->nsyms;
-
-				e->st_name = g.st_name;
-				e->st_info = g.st_info;
-				e->st_shndx = g.st_shndx;
-				e->st_value = g.st_value;
-				e->st_size = g.st_size;
-			} else {
-				Elf32_Sym *e = (Elf32_Sym *)o->syms + o->nsyms;
-
-				e->st_name = g.st_name;
-				e->st_info = g.st_info;
-				e->st_shndx = g.st_shndx;
-				e->st_value = (Elf32_Addr)g.st_value;
-				e->st_size = (Elf32_Word)g.st_size;
-			}
-			o->nsyms++;
-		}
+		if (name == (size_t)-1)
+			return -ENOMEM;
+		while (!abs && s < o->nsecs &&
+		       i >= o->secs[s].first + o->secs[s].n)
+			s++;
+		g.st_info = GELF_ST_INFO(
+			k->type >= 'A' && k->type <= 'Z' ? STB_GLOBAL :
+							   STB_LOCAL,
+			abs			   ? STT_NOTYPE :
+			kind_of(k->type) == K_TEXT ? STT_FUNC :
+						     STT_OBJECT);
+		g.st_shndx = abs ? SHN_ABS : (GElf_Section)(s + 1);
+		g.st_size = abs ? 0 : size_of(map, i);
+		put_sym(o, &g);
 	}
 	return 0;
 }
@@ -317,8 +304,13 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 	for (size_t i = 0; i < o->nsecs; i++) {
 		const struct ksec *s = &o->secs[i];
 		GElf_Xword fl = SHF_ALLOC;
-		uint64_t size =
-			s->hi - s->lo + size_of(map, s, s->first + s->n - 1);
+		uint64_t end = s->hi + size_of(map, s->first + s->n - 1);
+		uint64_t size;
+
+		/* Up to the next section at the most, and one byte at least. */
+		if (i + 1 < o->nsecs && end > o->secs[i + 1].lo)
+			end = o->secs[i + 1].lo;
+		size = end > s->lo ? end - s->lo : 1;
 
 		if (s->kind == K_TEXT)
 			fl |= SHF_EXECINSTR;
@@ -372,8 +364,8 @@ int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
 				"%s: every kallsyms address is zero: the kernel hides them (kernel.kptr_restrict); run as root",
 				map->origin);
 	}
-	if (machine_of(map->machine ? map->machine : "x86_64", &em, &o.cls,
-		       &data) < 0)
+	if (ms_machine_elf(map->machine ? map->machine : "x86_64", &em, &o.cls,
+			   &data) < 0)
 		return ms_err_set(err, ENOTSUP,
 				  "%s: machine %s is not supported",
 				  map->origin, map->machine);

@@ -199,6 +199,61 @@ static struct ms_lsec *add(struct ms_layout *l, const struct ms_filesec *fs,
 	return s;
 }
 
+static int cmp_lsec(const void *a, const void *b)
+{
+	const struct ms_lsec *x = *(const struct ms_lsec *const *)a;
+	const struct ms_lsec *y = *(const struct ms_lsec *const *)b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * The map's addresses with the file's sizes must make sense: no section
+ * past the end of the address space (or of 32 bits for a 32-bit module),
+ * and no two loaded sections on the same bytes. Either means the map and
+ * the file do not belong together.
+ */
+static int check_placement(const struct ms_layout *l, int elfclass,
+			   struct ms_err *err)
+{
+	uint64_t limit = elfclass == ELFCLASS32 ? UINT32_MAX : UINT64_MAX;
+	const struct ms_lsec **v = calloc(l->nsecs + 1, sizeof(*v));
+	size_t n = 0;
+	int r = 0;
+
+	if (!v)
+		return ms_err_errno(err, ENOMEM, "layout");
+	for (size_t i = 0; !r && i < l->nsecs; i++) {
+		const struct ms_lsec *s = &l->secs[i];
+
+		if (s->place != MS_PLACE_LOADED || !s->size)
+			continue;
+		if (s->addr > limit || s->size - 1 > limit - s->addr)
+			r = ms_err_set(
+				err, EINVAL,
+				"module %s: section %s at 0x%" PRIx64
+				" with %" PRIu64
+				" bytes runs past the end of the address space (%s)",
+				l->mod->name, MS_ESC(s->name), s->addr, s->size,
+				elfclass == ELFCLASS32 ? "32-bit" : "64-bit");
+		v[n++] = s;
+	}
+	if (!r && n > 1)
+		qsort(v, n, sizeof(*v), cmp_lsec);
+	for (size_t i = 1; !r && i < n; i++)
+		if (v[i - 1]->addr + v[i - 1]->size > v[i]->addr)
+			r = ms_err_set(
+				err, EINVAL,
+				"module %s: sections %s and %s overlap in the map (0x%" PRIx64
+				" + %" PRIu64 " > 0x%" PRIx64
+				"); the map and the file do not belong together",
+				l->mod->name, MS_ESC(v[i - 1]->name),
+				MS_ESC(v[i]->name), v[i - 1]->addr,
+				v[i - 1]->size, v[i]->addr);
+	free(v);
+	return r;
+}
+
 int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 		    unsigned int flags, struct ms_layout **ret,
 		    struct ms_err *err)
@@ -231,7 +286,8 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 			r = ms_err_set(
 				err, EBADMSG,
 				"module %s has section %s loaded, but %s has no such section: it is not the loaded build; give the right file, or --force",
-				mod->name, ms->name, ms_modfile_path(f));
+				mod->name, MS_ESC(ms->name),
+				ms_modfile_path(f));
 			break;
 		}
 		s = add(l, fs, ms->name);
@@ -261,6 +317,8 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 			l->secs[l->nsecs - 1].addr = base;
 		}
 	}
+	if (!r)
+		r = check_placement(l, ms_modfile_elfclass(f), err);
 	if (!r) {
 		bool any = false;
 

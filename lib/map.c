@@ -158,7 +158,7 @@ int ms_map_finish(struct ms_map *map, struct ms_err *err)
 					err, EINVAL,
 					"%s: module %s lists section %s twice",
 					map->origin, m->name,
-					m->sections[j].name);
+					MS_ESC(m->sections[j].name));
 		qsort(m->sections, m->nsections, sizeof(*m->sections),
 		      cmp_section);
 	}

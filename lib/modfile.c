@@ -192,6 +192,26 @@ static int map_file(const char *path, void **ret, size_t *len_ret,
 	return 0;
 }
 
+/* libelf reads lazily: a truncated file must be refused here, not later. */
+static int check_bounds(const struct ms_modfile *f, const GElf_Ehdr *eh,
+			struct ms_err *err)
+{
+	size_t shnum;
+
+	if (elf_getshdrnum(f->elf, &shnum) < 0)
+		return elf_error(err, f->path, "bad section headers");
+	if (eh->e_shoff == 0 || shnum == 0)
+		return ms_err_set(err, EINVAL, "%s: no section headers",
+				  f->path);
+	if (eh->e_shentsize == 0 || eh->e_shoff > f->size ||
+	    shnum > (f->size - eh->e_shoff) / eh->e_shentsize)
+		return ms_err_set(
+			err, EINVAL,
+			"%s: section headers lie past the end of the file (truncated?)",
+			f->path);
+	return 0;
+}
+
 static int open_image(const struct ms_ctx *ctx, struct ms_modfile *f,
 		      struct ms_err *err)
 {
@@ -231,6 +251,9 @@ static int open_image(const struct ms_ctx *ctx, struct ms_modfile *f,
 			"%s: not a kernel module (ELF type %u, a module is relocatable, type 1)",
 			f->path, eh.e_type);
 	f->elfclass = gelf_getclass(f->elf);
+	r = check_bounds(f, &eh, err);
+	if (r)
+		return r;
 	r = read_sections(f, err);
 	if (r)
 		return r;
@@ -260,6 +283,50 @@ int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
 		return r;
 	}
 	*ret = f;
+	return 0;
+}
+
+int ms_machine_elf(const char *m, int *em, int *cls, int *data)
+{
+	static const struct {
+		const char *name;
+		int em, cls, data;
+	} ms[] = {
+		{ "x86_64", EM_X86_64, ELFCLASS64, ELFDATA2LSB },
+		{ "aarch64", EM_AARCH64, ELFCLASS64, ELFDATA2LSB },
+		{ "riscv64", EM_RISCV, ELFCLASS64, ELFDATA2LSB },
+		{ "ppc64le", EM_PPC64, ELFCLASS64, ELFDATA2LSB },
+		{ "s390x", EM_S390, ELFCLASS64, ELFDATA2MSB },
+		{ "i686", EM_386, ELFCLASS32, ELFDATA2LSB },
+		{ "i386", EM_386, ELFCLASS32, ELFDATA2LSB },
+		{ "armv7l", EM_ARM, ELFCLASS32, ELFDATA2LSB },
+	};
+
+	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
+		if (strcmp(ms[i].name, m) == 0) {
+			*em = ms[i].em;
+			*cls = ms[i].cls;
+			*data = ms[i].data;
+			return 0;
+		}
+	return -ENOTSUP;
+}
+
+int ms_modfile_check_machine(const struct ms_modfile *f, const char *machine,
+			     struct ms_err *err)
+{
+	GElf_Ehdr eh;
+	int em, cls, data;
+
+	if (!machine || ms_machine_elf(machine, &em, &cls, &data) < 0 ||
+	    !gelf_getehdr(f->elf, &eh))
+		return 0; /* nothing to compare against */
+	if (eh.e_machine != em || f->elfclass != cls)
+		return ms_err_set(
+			err, EBADMSG,
+			"%s is for ELF machine %u (class %d), but the kernel is %s: it is not a module of this kernel",
+			f->path, eh.e_machine,
+			f->elfclass == ELFCLASS64 ? 64 : 32, machine);
 	return 0;
 }
 

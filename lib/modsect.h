@@ -34,6 +34,12 @@ int ms_err_set(struct ms_err *err, int code, const char *fmt, ...)
 /* Like ms_err_set, with ": strerror(code)" appended. */
 int ms_err_errno(struct ms_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Untrusted names in messages: non-printable bytes and '\\' as \\xHH, so
+ * a message is always one line of plain text.
+ */
+const char *ms_esc(const char *s, char *buf, size_t size);
+#define MS_ESC(s) ms_esc((s), (char[256]){ 0 }, 256)
 /* Puts context in front of an existing message: "ctx: old message". */
 int ms_err_prefix(struct ms_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -193,6 +199,11 @@ const char *ms_modfile_build_id(const struct ms_modfile *f); /* or NULL */
 const char *ms_modfile_srcversion(const struct ms_modfile *f); /* or NULL */
 const char *ms_modfile_modname(const struct ms_modfile *f); /* or NULL */
 int ms_modfile_elfclass(const struct ms_modfile *f); /* ELFCLASS32/64 */
+/* ELF machine, class and data of a kernel's `uname -m`; -ENOTSUP if unknown. */
+int ms_machine_elf(const char *uname_m, int *em, int *cls, int *data);
+/* Refuses a file for another machine or class than the kernel's. */
+int ms_modfile_check_machine(const struct ms_modfile *f, const char *machine,
+			     struct ms_err *err);
 /* Whether the file carries DWARF (a non-empty .debug_info). */
 bool ms_modfile_has_dwarf(const struct ms_modfile *f);
 size_t ms_modfile_section_count(const struct ms_modfile *f);

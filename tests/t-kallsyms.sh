@@ -1,7 +1,7 @@
 #!/bin/bash
 # modsect kallsyms: the core kernel's kallsyms as an ELF file (ET_EXEC,
 # NOBITS sections over runs of text/rodata/data/bss symbols, .symtab with
-# every core symbol at its runtime address, FUNC for t/T, OBJECT otherwise,
+# every core symbol at its runtime address, FUNC for t/T and weak w/W, OBJECT otherwise,
 # size = distance to the next symbol), from ROOT/proc/kallsyms or a
 # capture; `capture --kallsyms`; `gdb/lldb --all --kernel`.
 #
@@ -104,7 +104,7 @@ with open(t + "/want.syms", "w") as f:
             size = "-"
         else:
             size = str(nxt[ad] - ad)
-        out.append("%s %016x %s %s" % (n, ad, "FUNC" if ty in "tT" else "OBJECT", size))
+        out.append("%s %016x %s %s" % (n, ad, "FUNC" if ty in "tTwW" else "OBJECT", size))
     f.write("\n".join(sorted(out)) + "\n")
 with open(t + "/want.abs", "w") as f:
     f.write("".join("%s %016x\n" % (n, ad) for ad, ty, n in syms if ty in "Aa"))
@@ -217,7 +217,7 @@ else
 fi
 # Types.
 if d=$(diff <(awk '{ print $1, $2, $3 }' "$T/want.syms") <(awk '$5 != "ABS" { print $1, $2, $3 }' "$T/got.all")); then
-	ok "types: FUNC for every t/T symbol, OBJECT for the others"
+	ok "types: FUNC for every t/T/w/W symbol, OBJECT for the others"
 else
 	not_ok "types differ (< want, > readelf)" "$(head -n 20 <<<"$d")"
 fi

@@ -27,7 +27,9 @@ static char **split_lines(char *text, size_t *n)
 	char **lines = malloc(cap * sizeof(*lines));
 
 	*n = 0;
-	for (char *p = text; lines && *p;) {
+	if (!lines)
+		return NULL;
+	for (char *p = text; *p;) {
 		char *nl = strchr(p, '\n');
 
 		if (*n == cap) {

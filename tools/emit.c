@@ -68,6 +68,8 @@ int resolve(const struct ms_ctx *ctx, struct ms_finder *fi,
 		rc = -ENOENT;
 	}
 	if (!rc)
+		rc = ms_modfile_check_machine(r.file, map->machine, err);
+	if (!rc)
 		rc = ms_layout_build(mod, r.file, layout_flags(o), &r.layout,
 				     err);
 	if (!rc)
