@@ -45,7 +45,7 @@ san:
 	$(MAKE) BUILD=build/san BIN=$(SAN_BIN) SAN="$(SAN_FLAGS)"
 
 check: check-deps
-	$(MAKE) san modsect-static
+	$(MAKE) san modsect-static modsect
 	MODSECT=$(SAN_BIN) tests/run.sh
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/test.sh
 
