@@ -1372,7 +1372,11 @@ done <"$DC/core-frames"
 PAS=$(grep -m1 '^param_attr_store+' "$DC/core-frames" | sed 's/.*\///')
 awk -v s="${PAS:-?}" '$3 == "param_attr_store" { print $1, "param_attr_store+0x10/" s }' "$DC/ksyms" >>"$DC/core-addrs"
 while read -r a f; do printf '0x%x %s\n' $((16#$a + $(sed -E 's/^[^+]*\+(0x[0-9a-f]+)\/.*/\1/' <<<"$f"))) "$f"; done \
-	<"$DC/core-addrs" >"$DC/core-want"
+	<"$DC/core-addrs" >"$DC/core-want.all"
+# A frame whose offset equals its size (a return address one past its
+# function, seen on interrupt-noise "?" frames) is at the next symbol's
+# first byte, which resolve rightly names; the report's text cannot match.
+awk '{ split($2, p, "/"); split(p[1], q, "+"); if (q[2] != p[2]) print }' "$DC/core-want.all" >"$DC/core-want"
 rc=0
 # shellcheck disable=SC2046
 ms resolve-core resolve --capture "$CAPK" --search "$TD" --offline $(awk '{ print $1 }' "$DC/core-want") || rc=$?
@@ -1501,10 +1505,17 @@ else
 	grep -v '^#' "$KS/kernel.gdb" | cut -c1-160 | detail
 fi
 # Every (name, address), and the sizes, against the guest's /proc/kallsyms.
-readelf -sW "$KS/kernel.elf" 2>&1 | awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" { print $8, $2, $3 }' >"$KS/got"
+# readelf prints sizes of 100000 and more in hex; absolute symbols (per-cpu
+# offsets, st_shndx ABS) are compared apart from the rest.
+readelf -sW "$KS/kernel.elf" 2>&1 | awk '
+	function dec(h,   i, n, c) { n = 0; h = tolower(substr(h, 3))
+		for (i = 1; i <= length(h); i++) { c = index("0123456789abcdef", substr(h, i, 1)) - 1; n = n * 16 + c }
+		return n }
+	$1 ~ /^[0-9]+:$/ && $7 != "UND" && $7 != "ABS" { sz = $3; if (sz ~ /^0x/) sz = sprintf("%d", dec(sz)); print $8, $2, sz }' >"$KS/got"
 NGOT=$(wc -l <"$KS/got")
-if [ "$NGOT" = "$NKALL" ]; then
-	ok "kallsyms ELF: $NGOT symbols == the guest's $NKALL core kallsyms lines"
+NABS=$(readelf -sW "$KS/kernel.elf" 2>&1 | awk '$1 ~ /^[0-9]+:$/ && $7 == "ABS"' | wc -l)
+if [ "$((NGOT + NABS))" = "$NKALL" ]; then
+	ok "kallsyms ELF: $NGOT + $NABS absolute symbols == the guest's $NKALL core kallsyms lines"
 else
 	bad "kallsyms ELF: $NGOT symbols, the guest has $NKALL core kallsyms lines ($(awk 'NF == 3 && $2 ~ /^[Aa]$/' "$KALL" | wc -l) absolute (A) ones)"
 fi
@@ -1515,7 +1526,7 @@ else
 	head -n 10 "$KS/ref.diff" | detail
 fi
 res=$(awk 'FILENAME == ARGV[1] { w[$1 " " $2] = $3; next }
-	($1 " " $2) in w { n++; s = $3; if (s ~ /^0x/) s = "hex"; if (s != w[$1 " " $2]) { bad++; if (bad <= 8) print "  " $1 " at " $2 ": size " $3 ", next symbol at +" w[$1 " " $2] } }
+	($1 " " $2) in w { n++; s = $3; if (s != w[$1 " " $2]) { bad++; if (bad <= 8) print "  " $1 " at " $2 ": size " $3 ", next symbol at +" w[$1 " " $2] } }
 	END { printf "RESULT %d %d\n", n, bad }' "$KS/refsize" "$KS/got")
 read -r _ nsz nbad <<<"$(tail -n 1 <<<"$res")"
 if [ "${nbad:-1}" = 0 ] && [ "${nsz:-0}" -gt 10000 ]; then
