@@ -44,6 +44,19 @@ const char *ms_esc(const char *s, char *buf, size_t size);
 int ms_err_prefix(struct ms_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* ---- helpers (util.c) ---- */
+
+/*
+ * In an array sorted by a uint64_t field at key_off, the number of
+ * elements whose field is <= key: the index after the last one at or
+ * before key.
+ */
+size_t ms_upper_bound(const void *base, size_t n, size_t size, size_t key_off,
+		      uint64_t key);
+#define MS_UPPER_BOUND(arr, n, field, key)                               \
+	ms_upper_bound((arr), (n), sizeof(*(arr)),                       \
+		       offsetof(__typeof__(*(arr)), field), (key))
+
 /* ---- context (ctx.c) ---- */
 
 /*

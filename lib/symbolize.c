@@ -458,16 +458,8 @@ static int build(struct smod *sm)
 
 static const struct fn *find_fn(const struct smod *sm, uint64_t addr)
 {
-	size_t lo = 0, hi = sm->nfns;
+	size_t lo = MS_UPPER_BOUND(sm->fns, sm->nfns, lo, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sm->fns[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* The last function starting at or before addr, if it covers it. */
 	if (lo == 0 || addr >= sm->fns[lo - 1].hi)
 		return NULL;
@@ -574,16 +566,7 @@ static int build_syms(struct smod *sm)
  */
 static const struct sym *find_sym(const struct smod *sm, uint64_t addr)
 {
-	size_t lo = 0, hi = sm->nsyms;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sm->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = MS_UPPER_BOUND(sm->syms, sm->nsyms, addr, addr);
 	const struct sym *unsized = NULL;
 
 	if (lo == 0)
@@ -634,16 +617,8 @@ void ms_symbolizer_set_core(struct ms_symbolizer *s, const struct ms_map *map)
 static int core_lookup(const struct ms_symbolizer *s, uint64_t addr,
 		       struct ms_symres *res)
 {
-	size_t lo = 0, hi = s->ncore, next;
+	size_t lo = MS_UPPER_BOUND(s->core, s->ncore, addr, addr), next;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->core[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return -ENOENT;
 	for (next = lo;

@@ -103,15 +103,7 @@ int lazy_by_name(struct lazy *z, const char *name, struct ms_err *err)
  */
 int lazy_by_addr(struct lazy *z, uint64_t addr, struct ms_err *err)
 {
-	size_t lo = 0, hi = z->nstarts;
+	size_t lo = MS_UPPER_BOUND(z->starts, z->nstarts, addr, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (z->starts[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? load(z, z->starts[lo - 1].mod, err) : 0;
 }
