@@ -28,6 +28,9 @@
 struct parser {
 	struct ms_map *map;
 	size_t cap;
+	/* Module index + 1 by name hash (open addressing), 0 is empty. */
+	size_t *slots;
+	size_t nslots;
 	const char *origin;
 	size_t lineno;
 	struct ms_err *err;
@@ -98,22 +101,73 @@ static int parse_hex(const char *s, bool need_0x, uint64_t *ret)
 	return errno || *end ? -EINVAL : 0;
 }
 
+/* FNV-1a over the name with '-' as '_', as ms_modname_eq compares. */
+static size_t name_hash(const char *name)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)(*name == '-' ? '_' : *name)) *
+		    UINT64_C(0x100000001b3);
+	return (size_t)h;
+}
+
+/* The index of name's slot: the one holding it, or the empty one to use. */
+static size_t find_slot(const struct parser *p, const char *name)
+{
+	size_t i = name_hash(name) & (p->nslots - 1);
+
+	while (p->slots[i] &&
+	       !ms_modname_eq(p->map->modules[p->slots[i] - 1].name, name))
+		i = (i + 1) & (p->nslots - 1);
+	return i;
+}
+
+/* Keeps the table at most half full, so a lookup is O(1). */
+static int grow_slots(struct parser *p)
+{
+	size_t *old = p->slots, nold = p->nslots;
+
+	if (2 * (p->map->nmodules + 1) <= p->nslots)
+		return 0;
+	p->nslots = nold ? 2 * nold : 128;
+	p->slots = calloc(p->nslots, sizeof(*p->slots));
+	if (!p->slots) {
+		p->slots = old;
+		p->nslots = nold;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nold; i++)
+		if (old[i])
+			p->slots[find_slot(p, p->map->modules[old[i] - 1].name)] =
+				old[i];
+	free(old);
+	return 0;
+}
+
+/*
+ * Captures of 10,000 modules are read in linear time: modules are found by
+ * hash, not by a scan of those seen so far.
+ */
 static struct ms_module *get_module(struct parser *p, const char *name)
 {
 	struct ms_map *map = p->map;
 	struct ms_module *m;
+	size_t slot;
 
 	if (!valid_modname(name)) {
 		perr(p, "invalid module name \"%.64s\"", name);
 		return NULL;
 	}
-	/* Lines of one module come together; look back before searching. */
+	/* Lines of one module come together; look back before hashing. */
 	if (map->nmodules &&
 	    ms_modname_eq(map->modules[map->nmodules - 1].name, name))
 		return &map->modules[map->nmodules - 1];
-	for (size_t i = 0; i < map->nmodules; i++)
-		if (ms_modname_eq(map->modules[i].name, name))
-			return &map->modules[i];
+	if (grow_slots(p) < 0)
+		return NULL;
+	slot = find_slot(p, name);
+	if (p->slots[slot])
+		return &map->modules[p->slots[slot] - 1];
 	if (map->nmodules == p->cap) {
 		size_t ncap = p->cap ? 2 * p->cap : 64;
 		struct ms_module *n = realloc(map->modules, ncap * sizeof(*n));
@@ -130,7 +184,7 @@ static struct ms_module *get_module(struct parser *p, const char *name)
 	for (char *c = m->name; *c; c++)
 		if (*c == '-')
 			*c = '_';
-	map->nmodules++;
+	p->slots[slot] = ++map->nmodules;
 	return m;
 }
 
@@ -402,6 +456,7 @@ int ms_map_parse_capture(const char *text, size_t len, const char *origin,
 			ms_err_errno(err, ENOMEM, "%s", origin);
 	}
 	free(copy);
+	free(p.slots);
 	if (!r)
 		drop_sectionless(p.map);
 	if (!r && p.map->nmodules == 0 && p.map->ncore == 0)

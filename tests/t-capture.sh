@@ -116,4 +116,20 @@ check_refused "empty capture: refused" 3 'no module sections found'
 
 ms gdb --capture "$T/c.cap" --moddir "$MD" othermod
 check_refused "module not in the capture: exit 1" 1 'othermod is not in'
+# Lines of one module need not come together; names are looked up by hash,
+# across table growth (3000 modules), '-' and '_' as one.
+awk 'BEGIN {
+	print "modsect-capture 1"; print "release 6.1.0-test"
+	for (i = 0; i < 3000; i++) printf "section m%d .text 0x%x\n", i, 3221225472 + i * 65536
+	for (i = 0; i < 3000; i++) printf "section m%d .data 0x%x\n", i, 3221225472 + i * 65536 + 4096
+	print "section my-mod .text 0xd0000000"; print "section my_mod .data 0xd0001000"
+}' >"$T/many.cap"
+ms capture --capture "$T/many.cap" -o "$T/many.out"
+check_rc "3000 modules, lines interleaved: capture --capture exit 0" 0
+check_eq "3000 modules, lines interleaved: 3001 modules, 6002 sections" "3001 6002" \
+	"$(grep -c '^module ' "$T/many.out") $(grep -c '^section ' "$T/many.out")"
+check_eq "interleaved lines: m2999 has both sections" \
+	"section m2999 .text 0x00000000cbb70000 section m2999 .data 0x00000000cbb71000" \
+	"$(grep '^section m2999 ' "$T/many.out" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "my-mod and my_mod are one module" 2 "$(grep -c '^section my_mod ' "$T/many.out")"
 finish
