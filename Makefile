@@ -44,10 +44,14 @@ deps:
 san:
 	$(MAKE) BUILD=build/san BIN=$(SAN_BIN) SAN="$(SAN_FLAGS)"
 
+# Unit tests, a short run of every fuzz target, then the real kernel under
+# QEMU: test.sh (one boot) and gdbcmd.sh (the in-gdb command, one boot).
 check: check-deps
-	$(MAKE) san modsect-static modsect
+	$(MAKE) san modsect-static modsect fuzz-build
 	MODSECT=$(SAN_BIN) tests/run.sh
+	fuzz/run.sh $(FUZZ_SMOKE_SECONDS)
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/test.sh
+	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/gdbcmd.sh
 
 check-unit: check-deps
 	$(MAKE) san
@@ -71,6 +75,7 @@ clean:
 # about 10 s each. See docs/robustness.md.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_TARGETS := capture modfile kallsyms logparse decompress
 FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
@@ -88,7 +93,7 @@ fuzz: fuzz-build $(BIN)
 	fuzz/run.sh $(FUZZ_SECONDS)
 
 fuzz-smoke: fuzz-build $(BIN)
-	fuzz/run.sh 10
+	fuzz/run.sh $(FUZZ_SMOKE_SECONDS)
 
 .PHONY: fuzz fuzz-build fuzz-smoke
 
