@@ -159,6 +159,58 @@ static int read_sections(struct ms_modfile *f, struct ms_err *err)
 	return 0;
 }
 
+struct extent {
+	uint64_t off, size;
+	const char *name;
+};
+
+static int cmp_extent(const void *a, const void *b)
+{
+	const struct extent *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * No linker writes sections over each other or over the headers; a file
+ * that does was made to show one thing to one reader and another to the
+ * next (a build-id note over .text), so it is refused, not interpreted.
+ */
+static int check_overlap(const struct ms_modfile *f, const GElf_Ehdr *eh,
+			 struct ms_err *err)
+{
+	struct extent *e = calloc(f->nsecs + 2, sizeof(*e));
+	size_t n = 0, shnum = 0;
+	int r = 0;
+
+	if (!e)
+		return ms_err_errno(err, ENOMEM, "%s", f->path);
+	elf_getshdrnum(f->elf, &shnum); /* check_bounds read it before */
+	e[n++] = (struct extent){ 0, eh->e_ehsize, "the ELF header" };
+	e[n++] = (struct extent){ eh->e_shoff,
+				  (uint64_t)eh->e_shentsize * shnum,
+				  "the section headers" };
+	for (size_t i = 0; i < f->nsecs; i++) {
+		Elf_Scn *scn = elf_getscn(f->elf, f->scn_index[i]);
+		GElf_Shdr sh;
+
+		if (scn && gelf_getshdr(scn, &sh) &&
+		    sh.sh_type != SHT_NOBITS && sh.sh_size > 0)
+			e[n++] = (struct extent){ sh.sh_offset, sh.sh_size,
+						  f->secs[i].name };
+	}
+	qsort(e, n, sizeof(*e), cmp_extent);
+	for (size_t i = 1; i < n && !r; i++)
+		if (e[i - 1].size && e[i].off < e[i - 1].off + e[i - 1].size)
+			r = ms_err_set(
+				err, EINVAL,
+				"%s: %s and %s overlap in the file (corrupted or crafted)",
+				f->path, MS_ESC(e[i - 1].name),
+				MS_ESC(e[i].name));
+	free(e);
+	return r;
+}
+
 /*
  * A private writable mapping: nothing is copied (debug modules run to tens
  * of megabytes), and whatever libelf might convert in place stays ours.
@@ -255,6 +307,8 @@ static int open_image(const struct ms_ctx *ctx, struct ms_modfile *f,
 	if (r)
 		return r;
 	r = read_sections(f, err);
+	if (!r)
+		r = check_overlap(f, &eh, err);
 	if (r)
 		return r;
 	/* gdb and lldb need a file: give them the decompressed copy. */

@@ -58,6 +58,14 @@ w('sec-past.ko', patch('<Q', sh(1) + 0x18, len(ko) + 100))
 w('sec-huge.ko', patch('<Q', sh(1) + 0x20, 1 << 62))
 w('aarch64.ko', patch('<H', 0x12, 183))      # EM_AARCH64, build-id kept
 w('exec.ko', patch('<H', 0x10, 2))           # ET_EXEC
+# the second section with file contents starts inside the first one; a
+# section over the section headers
+full = [i for i in range(1, shnum)
+        if struct.unpack_from('<I', ko, sh(i) + 4)[0] != 8 and
+        struct.unpack_from('<Q', ko, sh(i) + 0x20)[0] > 0]
+a, b = full[0], full[1]
+w('overlap.ko', patch('<Q', sh(b) + 0x18, struct.unpack_from('<Q', ko, sh(a) + 0x18)[0]))
+w('over-shdr.ko', patch('<Q', sh(a) + 0x18, shoff))
 PY
 F=$B/trunc100.ko
 refused "truncated ELF (100 bytes): refused as truncated" 3 \
@@ -83,6 +91,12 @@ refused "section data past the end of the file" 3 \
 F=$B/sec-huge.ko
 refused "section size 2^62" 3 \
 	"^modsect: $F: section \\.note\\.gnu\\.build-id lies past the end of the file\$" gdb --root "$R" testmod "$F"
+F=$B/overlap.ko
+refused "two sections overlapping in the file" 3 \
+	"^modsect: $F: \\.[-a-z.]+ and \\.[-a-z.]+ overlap in the file \\(corrupted or crafted\\)\$" gdb --root "$R" testmod "$F"
+F=$B/over-shdr.ko
+refused "a section over the section headers" 3 \
+	"^modsect: $F: (the section headers and .*|.* and the section headers) overlap in the file \\(corrupted or crafted\\)\$" gdb --root "$R" testmod "$F"
 F=$B/exec.ko
 refused "ET_EXEC is not a module" 3 \
 	"^modsect: $F: not a kernel module \\(ELF type 2, a module is relocatable, type 1\\)\$" gdb --root "$R" testmod "$F"
