@@ -194,8 +194,8 @@ static int check_overlap(const struct ms_modfile *f, const GElf_Ehdr *eh,
 		Elf_Scn *scn = elf_getscn(f->elf, f->scn_index[i]);
 		GElf_Shdr sh;
 
-		if (scn && gelf_getshdr(scn, &sh) &&
-		    sh.sh_type != SHT_NOBITS && sh.sh_size > 0)
+		if (scn && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    sh.sh_size > 0)
 			e[n++] = (struct extent){ sh.sh_offset, sh.sh_size,
 						  f->secs[i].name };
 	}
