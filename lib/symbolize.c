@@ -8,8 +8,11 @@
  * libdwfl returns is a runtime address. libdwfl answers symbols and lines
  * from sorted tables it keeps; the inline chain it would rebuild per
  * address (dwarf_getscopes walks the CU each time), so we build, once per
- * module, a sorted table of functions, each with its inlined calls in
- * depth-first order, and answer each address by binary search.
+ * module, a sorted table of functions and answer each address by binary
+ * search. A function's inlined calls (depth-first) are collected the first
+ * time an address falls in it: walking every function's DIE tree up front
+ * was a fifth of the time to resolve one address, and an oops touches a
+ * few dozen functions of thousands.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -37,8 +40,10 @@ struct inl {
 struct fn {
 	uint64_t lo, hi;
 	const char *name;
-	struct inl *inl; /* depth-first */
+	Dwarf_Die die; /* the subprogram, for the walk on first use */
+	struct inl *inl; /* depth-first, those in [lo, hi) */
 	size_t ninl;
+	bool walked;
 };
 
 struct sym {
@@ -57,6 +62,7 @@ struct smod {
 	struct fn *fns; /* sorted by lo, built on first use */
 	size_t nfns, capfns;
 	bool built;
+	Dwarf_Addr bias; /* of the module's DWARF, the same for every CU */
 	uint64_t lo, hi; /* runtime range reported to libdwfl */
 };
 
@@ -266,7 +272,7 @@ static const char *die_name(Dwarf_Die *die)
 	return n ? n : "??";
 }
 
-static int add_fn(struct smod *sm, uint64_t lo, uint64_t hi, const char *name)
+static int add_fn(struct smod *sm, uint64_t lo, uint64_t hi, Dwarf_Die *die)
 {
 	if (sm->nfns == sm->capfns) {
 		size_t ncap = sm->capfns ? 2 * sm->capfns : 256;
@@ -277,12 +283,13 @@ static int add_fn(struct smod *sm, uint64_t lo, uint64_t hi, const char *name)
 		sm->fns = n;
 		sm->capfns = ncap;
 	}
-	sm->fns[sm->nfns++] = (struct fn){ .lo = lo, .hi = hi, .name = name };
+	sm->fns[sm->nfns++] = (struct fn){
+		.lo = lo, .hi = hi, .name = die_name(die), .die = *die
+	};
 	return 0;
 }
 
 struct walk {
-	struct smod *sm;
 	uint64_t bias;
 	Dwarf_Files *files;
 	size_t nfiles;
@@ -377,38 +384,19 @@ static int set_skips(struct fn *f)
 	return 0;
 }
 
-static int add_subprogram(struct walk *w, Dwarf_Die *die)
+/* A function split in parts (.cold, ranges) is one entry per part. */
+static int add_subprogram(struct smod *sm, Dwarf_Die *die)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
-	size_t first = w->sm->nfns;
-	int r;
+	int r = 0;
 
-	w->inl = NULL;
-	w->ninl = w->capinl = 0;
-	r = walk_inlines(w, die, 0);
-	/* A function split in parts (.cold, ranges) is one entry per part. */
 	while (!r && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
-		r = add_fn(w->sm, lo + w->bias, hi + w->bias, die_name(die));
-	for (size_t i = first; !r && i < w->sm->nfns; i++) {
-		struct fn *f = &w->sm->fns[i];
-
-		/* Each part keeps the inlined calls that fall in it. */
-		f->inl = malloc((w->ninl ? w->ninl : 1) * sizeof(*f->inl));
-		if (!f->inl) {
-			r = -ENOMEM;
-			break;
-		}
-		for (size_t j = 0; j < w->ninl; j++)
-			if (w->inl[j].lo < f->hi && w->inl[j].hi > f->lo)
-				f->inl[f->ninl++] = w->inl[j];
-		r = set_skips(f);
-	}
-	free(w->inl);
+		r = add_fn(sm, lo + sm->bias, hi + sm->bias, die);
 	return r;
 }
 
-static int walk_cu(struct walk *w, Dwarf_Die *die)
+static int walk_cu(struct smod *sm, Dwarf_Die *die)
 {
 	Dwarf_Die child;
 	int r = 0;
@@ -420,13 +408,45 @@ static int walk_cu(struct walk *w, Dwarf_Die *die)
 
 		if (tag == DW_TAG_subprogram &&
 		    dwarf_hasattr(&child, DW_AT_low_pc))
-			r = add_subprogram(w, &child);
+			r = add_subprogram(sm, &child);
 		else if (tag == DW_TAG_subprogram &&
 			 dwarf_hasattr(&child, DW_AT_ranges))
-			r = add_subprogram(w, &child);
+			r = add_subprogram(sm, &child);
 		else if (tag == DW_TAG_namespace)
-			r = walk_cu(w, &child);
+			r = walk_cu(sm, &child);
 	} while (!r && dwarf_siblingof(&child, &child) == 0);
+	return r;
+}
+
+/* The inlined calls of f's function that fall in f's part. */
+static int walk_fn(const struct smod *sm, struct fn *f)
+{
+	struct walk w = { .bias = sm->bias };
+	Dwarf_Die cu;
+	int r;
+
+	f->walked = true;
+	if (!dwarf_diecu(&f->die, &cu, NULL, NULL) ||
+	    dwarf_getsrcfiles(&cu, &w.files, &w.nfiles) != 0)
+		w.files = NULL;
+	r = walk_inlines(&w, &f->die, 0);
+	if (!r && w.ninl) {
+		f->inl = malloc(w.ninl * sizeof(*f->inl));
+		if (!f->inl)
+			r = -ENOMEM;
+	}
+	for (size_t j = 0; !r && j < w.ninl; j++)
+		if (w.inl[j].lo < f->hi && w.inl[j].hi > f->lo)
+			f->inl[f->ninl++] = w.inl[j];
+	if (!r && f->ninl)
+		r = set_skips(f);
+	free(w.inl);
+	if (r) {
+		/* Out of memory: the function answers without inlines. */
+		free(f->inl);
+		f->inl = NULL;
+		f->ninl = 0;
+	}
 	return r;
 }
 
@@ -445,18 +465,15 @@ static int build(struct smod *sm)
 
 	sm->built = true;
 	while (!r && (cu = dwfl_module_nextcu(sm->dm, cu, &bias))) {
-		struct walk w = { .sm = sm, .bias = bias };
-
-		if (dwarf_getsrcfiles(cu, &w.files, &w.nfiles) != 0)
-			w.files = NULL;
-		r = walk_cu(&w, cu);
+		sm->bias = bias;
+		r = walk_cu(sm, cu);
 	}
 	if (sm->nfns)
 		qsort(sm->fns, sm->nfns, sizeof(*sm->fns), cmp_fn);
 	return r;
 }
 
-static const struct fn *find_fn(const struct smod *sm, uint64_t addr)
+static struct fn *find_fn(const struct smod *sm, uint64_t addr)
 {
 	size_t lo = MS_UPPER_BOUND(sm->fns, sm->nfns, lo, addr);
 
@@ -642,7 +659,7 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	/* A return address belongs to the call before it. */
 	uint64_t look = flags & MS_SYM_RETURN ? addr - 1 : addr;
 	struct smod *sm = find_mod(s, look);
-	const struct fn *fn;
+	struct fn *fn;
 	const struct inl *chain[MS_MAX_FRAMES];
 	size_t depth = 0;
 	const struct sym *y;
@@ -676,6 +693,8 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		res->nframes = name || res->frames[0].file ? 1 : 0;
 		return 0;
 	}
+	if (!fn->walked && walk_fn(sm, fn) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < fn->ninl;) {
 		const struct inl *in = &fn->inl[i];
 
