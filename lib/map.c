@@ -31,6 +31,9 @@ void ms_map_free(struct ms_map *map)
 		free(map->core[i].name);
 	free(map->core);
 	free(map->kernel_build_id);
+	for (size_t i = 0; i < map->nvanished; i++)
+		free(map->vanished[i]);
+	free(map->vanished);
 	free(map->origin);
 	free(map->release);
 	free(map->machine);

@@ -120,6 +120,8 @@ struct ms_map {
 	struct ms_ksym *core; /* core kernel kallsyms, by address; optional */
 	size_t ncore;
 	char *kernel_build_id; /* from /sys/kernel/notes, NULL if unknown */
+	char **vanished; /* live: modules unloaded while read, left out */
+	size_t nvanished;
 };
 
 void ms_map_free(struct ms_map *map);

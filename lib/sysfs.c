@@ -210,7 +210,10 @@ static char *read_build_id_file(int dirfd, const char *name)
 	return NULL;
 }
 
-/* Reads one module until two passes agree; -ENOENT if it is gone. */
+/*
+ * Reads one module until two passes agree: -ENOENT if it has no sections/
+ * (built in, or not loaded), -ESRCH if it was unloaded while we read it.
+ */
 static int read_module(int sysmod, const char *name, struct ms_module *m,
 		       struct ms_err *err)
 {
@@ -238,6 +241,9 @@ static int read_module(int sysmod, const char *name, struct ms_module *m,
 		r = read_sections_once(secfd, name, &a, &na, err);
 		if (!r)
 			r = read_sections_once(secfd, name, &b, &nb, err);
+		/* Its sections/ was there a moment ago: it was unloaded. */
+		if (r == -ENOENT || r == -ENODEV)
+			r = -ESRCH;
 		st2 = read_text(modfd, "initstate");
 		/* initstate is missing on old kernels: NULL twice is the same. */
 		if (!r && ((!st1 != !st2) || (st1 && strcmp(st1, st2)) ||
@@ -258,7 +264,7 @@ static int read_module(int sysmod, const char *name, struct ms_module *m,
 			free(st1);
 			free(bid);
 			free(src);
-			r = -ENOENT;
+			r = -ESRCH;
 			break;
 		}
 		m->initstate = st1;
@@ -429,6 +435,113 @@ static void read_kallsyms(const char *root, struct ms_map *map, bool core)
 	fclose(f);
 }
 
+static void clear_ksyms(struct ms_module *m)
+{
+	for (size_t i = 0; i < m->nksyms; i++)
+		free(m->ksyms[i].name);
+	free(m->ksyms);
+	m->ksyms = NULL;
+	m->nksyms = 0;
+}
+
+static int add_vanished(struct ms_map *map, const char *name)
+{
+	char **n = realloc(map->vanished,
+			   (map->nvanished + 1) * sizeof(*map->vanished));
+
+	if (!n)
+		return -ENOMEM;
+	map->vanished = n;
+	if (!(n[map->nvanished] = strdup(name)))
+		return -ENOMEM;
+	map->nvanished++;
+	return 0;
+}
+
+/* Module i is gone: out of the map, into the list of vanished ones. */
+static int drop_module(struct ms_map *map, size_t i)
+{
+	int r = add_vanished(map, map->modules[i].name);
+
+	ms_module_clear(&map->modules[i]);
+	memmove(&map->modules[i], &map->modules[i + 1],
+		(map->nmodules - i - 1) * sizeof(*map->modules));
+	map->nmodules--;
+	return r;
+}
+
+/*
+ * Is module m still the load we read? Its sections are read once more
+ * after kallsyms: if they are unchanged, kallsyms listed the same load
+ * (a module is unloaded and loaded again between reads on busy systems).
+ * Returns 0 if unchanged, 1 if changed, -ESRCH if gone.
+ */
+static int still_same(int sysmod, struct ms_module *m, struct ms_err *err)
+{
+	struct ms_section *b = NULL;
+	size_t nb = 0;
+	char path[128];
+	int secfd, r;
+
+	snprintf(path, sizeof(path), "%s/sections", m->name);
+	secfd = openat(sysmod, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (secfd < 0)
+		return -ESRCH;
+	r = read_sections_once(secfd, m->name, &b, &nb, err);
+	close(secfd);
+	if (r == -ENOENT || r == -ENODEV || (!r && nb == 0))
+		r = -ESRCH;
+	if (!r)
+		r = same_sections(m->sections, m->nsections, b, nb) ? 0 : 1;
+	free_sections(b, nb);
+	return r;
+}
+
+/*
+ * After kallsyms: modules that changed are read again, with kallsyms,
+ * until a pass finds none changed; modules that went away are left out
+ * and named in map->vanished. No module mixes two loads.
+ */
+static int recheck(const char *root, int sysmod, struct ms_map *map,
+		   struct ms_err *err)
+{
+	for (int tries = 0;; tries++) {
+		bool changed = false;
+		int r = 0;
+
+		for (size_t i = map->nmodules; !r && i-- > 0;) {
+			struct ms_module *m = &map->modules[i], fresh;
+
+			r = still_same(sysmod, m, err);
+			if (r == 1) {
+				changed = true;
+				r = read_module(sysmod, m->name, &fresh, err);
+				if (!r) {
+					ms_module_clear(m);
+					*m = fresh;
+				}
+			}
+			if (r == -ESRCH)
+				r = drop_module(map, i);
+		}
+		if (r)
+			return r;
+		if (!changed)
+			return 0;
+		if (tries == MAX_TRIES)
+			return ms_err_set(
+				err, EAGAIN,
+				"modules kept changing while they were read (loaded and unloaded %d times); try again",
+				MAX_TRIES);
+		r = ms_map_finish(map, err);
+		if (r)
+			return r;
+		for (size_t i = 0; i < map->nmodules; i++)
+			clear_ksyms(&map->modules[i]);
+		read_kallsyms(root, map, false);
+	}
+}
+
 static int add_module(struct ms_map *map, int sysmod, const char *name,
 		      size_t *cap, struct ms_err *err)
 {
@@ -492,6 +605,11 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 				err, ENOENT,
 				"module %s is not loaded (no %s/%s/sections)",
 				only_module, path, name);
+		else if (r == -ESRCH)
+			r = ms_err_set(
+				err, ENOENT,
+				"module %s was unloaded while it was read; try again if it is loaded again",
+				only_module);
 		else if (r && !err->msg[0])
 			r = ms_err_errno(err, -r, "reading module %s", name);
 		free(name);
@@ -513,8 +631,15 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 			 * was unloaded while we read is no longer loaded and is
 			 * left out whole, never half-listed.
 			 */
-			if (r == -ENOENT || r == -ENOTDIR)
+			/*
+			 * No sections/ is a built-in module; no directory
+			 * at all any more, one unloaded since readdir().
+			 */
+			if ((r == -ENOENT || r == -ENOTDIR) &&
+			    faccessat(sysmod, de->d_name, F_OK, 0) == 0)
 				r = 0;
+			else if (r == -ENOENT || r == -ESRCH)
+				r = add_vanished(map, de->d_name);
 			if (r) {
 				if (!err->msg[0])
 					ms_err_errno(err, -r,
@@ -529,8 +654,15 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 		r = ms_map_finish(map, err);
 	if (!r)
 		read_kallsyms(root, map, flags & MS_READ_CORE);
-	if (!r && map->ncore)
-		r = ms_map_finish(map, err); /* sorts the core symbols */
+	if (!r)
+		r = recheck(root, sysmod, map, err);
+	if (!r && only_module && map->nvanished)
+		r = ms_err_set(
+			err, ENOENT,
+			"module %s was unloaded while it was read; try again if it is loaded again",
+			only_module);
+	if (!r)
+		r = ms_map_finish(map, err); /* sorts core symbols, sections */
 out:
 	if (sysmod >= 0)
 		close(sysmod);

@@ -7,7 +7,7 @@
 # clear "kept changing" error, never a mix.  Then a loop removes and
 # recreates the module directory (atomically, by rename, as kernfs removes a
 # whole directory at once): every output must be the consistent command or
-# exit 1 "not loaded".  (Removing the files one by one with rm -rf is not
+# exit 1 "not loaded" or "was unloaded while it was read".  (Removing the files one by one with rm -rf is not
 # tested: both passes can then agree on a partial set, which a kernel does
 # not show.)  Last, an empty sections/ must not become a command.
 . "$(dirname "$0")/lib.sh"
@@ -138,7 +138,7 @@ for ((i = 1; i <= RUNS; i++)); do
 	rc=$(cat "$T/$how.$i.rc")
 	if [ "$rc" = 0 ] && cmp -s "$T/$how.$i.out" "$T/want.A"; then
 		nok=$((nok + 1))
-	elif [ "$rc" = 1 ] && [ ! -s "$T/$how.$i.out" ] && grep -q 'not loaded' "$T/$how.$i.err"; then
+	elif [ "$rc" = 1 ] && [ ! -s "$T/$how.$i.out" ] && grep -Eq 'not loaded|was unloaded while it was read' "$T/$how.$i.err"; then
 		ngone=$((ngone + 1))
 	else
 		bad="$bad
@@ -153,6 +153,53 @@ else
 	not_ok "$how unload/reload: $RUNS outputs consistent or 'not loaded' (ok $nok, not loaded $ngone)" "$bad"
 fi
 done
+
+# The whole map (capture of all modules) while testmod comes and goes next
+# to a module that stays: every capture is complete (exit 0, staymod whole)
+# and has testmod whole or not at all; when it went away during the read,
+# stderr says so.
+mkdir -p "$R/sys/module/staymod"
+cp -r "$T/sets/B" "$R/sys/module/staymod/sections"
+echo live >"$R/sys/module/staymod/initstate"
+ms capture --root "$R" -o "$T/all.want"
+[ "$RC" = 0 ] || bail "capture of two modules: $(_last_run)"
+grep ' testmod ' "$T/all.want" >"$T/all.testmod"
+grep ' staymod ' "$T/all.want" >"$T/all.staymod"
+rm -f "$T/stop"
+unloader atomic &
+_bg_pids=$!
+sleep 0.05
+for ((i = 1; i <= RUNS; i++)); do
+	"$MODSECT" capture --root "$R" -o - >"$T/all.$i.out" 2>"$T/all.$i.err"
+	echo $? >"$T/all.$i.rc"
+done
+touch "$T/stop"
+wait "$_bg_pids"
+_bg_pids=
+bad= nwhole=0 nabsent=0 nsaid=0
+for ((i = 1; i <= RUNS; i++)); do
+	rc=$(cat "$T/all.$i.rc")
+	grep ' testmod ' "$T/all.$i.out" >"$T/all.$i.t"
+	grep ' staymod ' "$T/all.$i.out" >"$T/all.$i.s"
+	said=$(grep -c '^modsect: .*module testmod was unloaded while it was read; left out$' "$T/all.$i.err")
+	if [ "$rc" != 0 ] || ! cmp -s "$T/all.$i.s" "$T/all.staymod"; then
+		bad="$bad
+run $i: exit $rc, staymod not whole: $(head -3 "$T/all.$i.err")"
+	elif cmp -s "$T/all.$i.t" "$T/all.testmod" && [ "$said" = 0 ]; then
+		nwhole=$((nwhole + 1))
+	elif [ ! -s "$T/all.$i.t" ]; then
+		nabsent=$((nabsent + 1))
+		nsaid=$((nsaid + said))
+	else
+		bad="$bad
+run $i: testmod half-listed or reported and listed:
+$(diff "$T/all.testmod" "$T/all.$i.t" | head -5)
+$(head -3 "$T/all.$i.err")"
+	fi
+done
+d="capture of all modules while one comes and goes: $RUNS captures whole (testmod whole $nwhole, absent $nabsent, of which reported as unloaded while read $nsaid)"
+if [ -z "$bad" ]; then ok "$d"; else not_ok "$d" "$bad"; fi
+rm -rf "$R/sys/module/staymod"
 
 # What an emptied sections/ directory (an unload caught half-way) must not
 # become: a command with no .text and every section parked.

@@ -64,6 +64,9 @@ int load_map(const struct ms_ctx *ctx, const struct opts *o,
 				     &map, err);
 	if (r)
 		return r;
+	for (size_t i = 0; i < map->nvanished; i++)
+		warn("module %s was unloaded while it was read; left out",
+		     map->vanished[i]);
 	r = ms_map_check_visible(map, err);
 	if (!r && only_module && !ms_map_find(map, only_module))
 		r = ms_err_set(err, ENOENT, "module %s is not in %s",
