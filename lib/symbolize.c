@@ -37,12 +37,24 @@ struct inl {
 	size_t skip; /* the next entry outside this one's subtree */
 };
 
+/* An outermost inlined call: where its subtree starts in fn->inl. */
+struct top {
+	uint64_t ext_lo, ext_hi;
+	size_t at;
+};
+
 struct fn {
 	uint64_t lo, hi;
 	const char *name;
 	Dwarf_Die die; /* the subprogram, for the walk on first use */
 	struct inl *inl; /* depth-first, those in [lo, hi) */
 	size_t ninl;
+	/*
+	 * The depth-0 entries of inl, packed: a lookup reads these instead
+	 * of striding through inl, whose entries are three times the size.
+	 */
+	struct top *top;
+	size_t ntop;
 	bool walked;
 };
 
@@ -60,6 +72,8 @@ struct smod {
 	size_t nsyms;
 	bool syms_built;
 	struct fn *fns; /* sorted by lo, built on first use */
+	uint64_t *fn_lo; /* fns[i].lo: binary search in 8 bytes, not 100 */
+	uint64_t *sym_addr; /* syms[i].addr, likewise */
 	size_t nfns, capfns;
 	bool built;
 	Dwarf_Addr bias; /* of the module's DWARF, the same for every CU */
@@ -149,9 +163,13 @@ int ms_symbolizer_new(struct ms_symbolizer **ret, struct ms_err *err)
 
 static void free_fns(struct smod *sm)
 {
-	for (size_t i = 0; i < sm->nfns; i++)
+	for (size_t i = 0; i < sm->nfns; i++) {
 		free(sm->fns[i].inl);
+		free(sm->fns[i].top);
+	}
 	free(sm->fns);
+	free(sm->fn_lo);
+	free(sm->sym_addr);
 	free(sm->syms);
 	free(sm->byname);
 }
@@ -384,6 +402,19 @@ static int set_skips(struct fn *f)
 	return 0;
 }
 
+static int set_tops(struct fn *f)
+{
+	for (size_t i = 0; i < f->ninl; i = f->inl[i].skip)
+		f->ntop++;
+	f->top = malloc(f->ntop * sizeof(*f->top));
+	if (!f->top)
+		return -ENOMEM;
+	for (size_t i = 0, t = 0; i < f->ninl; i = f->inl[i].skip)
+		f->top[t++] =
+			(struct top){ f->inl[i].ext_lo, f->inl[i].ext_hi, i };
+	return 0;
+}
+
 /* A function split in parts (.cold, ranges) is one entry per part. */
 static int add_subprogram(struct smod *sm, Dwarf_Die *die)
 {
@@ -440,15 +471,39 @@ static int walk_fn(const struct smod *sm, struct fn *f)
 			f->inl[f->ninl++] = w.inl[j];
 	if (!r && f->ninl)
 		r = set_skips(f);
+	if (!r && f->ninl)
+		r = set_tops(f);
 	free(w.inl);
 	if (r) {
 		/* Out of memory: the function answers without inlines. */
 		free(f->inl);
+		free(f->top);
 		f->inl = NULL;
-		f->ninl = 0;
+		f->top = NULL;
+		f->ninl = f->ntop = 0;
 	}
 	return r;
 }
+
+/*
+ * The sort keys of a sorted table, packed: a binary search then reads 8
+ * bytes per step, not a whole entry. Out of memory, *n becomes 0, so the
+ * table reads as empty rather than unsearchable.
+ */
+static uint64_t *keys_of(const void *base, size_t *n, size_t size,
+			 size_t key_off)
+{
+	uint64_t *k = malloc((*n + 1) * sizeof(*k));
+
+	if (!k)
+		*n = 0;
+	for (size_t i = 0; k && i < *n; i++)
+		memcpy(&k[i], (const char *)base + i * size + key_off,
+		       sizeof(*k));
+	return k;
+}
+#define KEYS_OF(arr, n, field) \
+	keys_of((arr), (n), sizeof(*(arr)), offsetof(__typeof__(*(arr)), field))
 
 static int cmp_fn(const void *a, const void *b)
 {
@@ -470,12 +525,14 @@ static int build(struct smod *sm)
 	}
 	if (sm->nfns)
 		qsort(sm->fns, sm->nfns, sizeof(*sm->fns), cmp_fn);
-	return r;
+	sm->fn_lo = KEYS_OF(sm->fns, &sm->nfns, lo);
+	return sm->fn_lo ? r : -ENOMEM;
 }
 
 static struct fn *find_fn(const struct smod *sm, uint64_t addr)
 {
-	size_t lo = MS_UPPER_BOUND(sm->fns, sm->nfns, lo, addr);
+	size_t lo = ms_upper_bound(sm->fn_lo, sm->nfns, sizeof(*sm->fn_lo), 0,
+				   addr);
 
 	/* The last function starting at or before addr, if it covers it. */
 	if (lo == 0 || addr >= sm->fns[lo - 1].hi)
@@ -566,6 +623,9 @@ static int build_syms(struct smod *sm)
 	}
 	if (sm->nsyms)
 		qsort(sm->syms, sm->nsyms, sizeof(*sm->syms), cmp_sym);
+	sm->sym_addr = KEYS_OF(sm->syms, &sm->nsyms, addr);
+	if (!sm->sym_addr)
+		return -ENOMEM;
 	sm->byname = calloc(sm->nsyms + 1, sizeof(*sm->byname));
 	if (!sm->byname)
 		return -ENOMEM;
@@ -583,7 +643,8 @@ static int build_syms(struct smod *sm)
  */
 static const struct sym *find_sym(const struct smod *sm, uint64_t addr)
 {
-	size_t lo = MS_UPPER_BOUND(sm->syms, sm->nsyms, addr, addr);
+	size_t lo = ms_upper_bound(sm->sym_addr, sm->nsyms,
+				   sizeof(*sm->sym_addr), 0, addr);
 	const struct sym *unsized = NULL;
 
 	if (lo == 0)
@@ -695,21 +756,31 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	}
 	if (!fn->walked && walk_fn(sm, fn) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < fn->ninl;) {
-		const struct inl *in = &fn->inl[i];
+	/*
+	 * Depth-first, a subtree ends at its root's skip, so the walk over
+	 * inl is the walk over each outermost call whose ranges hold look.
+	 */
+	for (size_t t = 0; t < fn->ntop; t++) {
+		const struct top *tp = &fn->top[t];
 
-		if (look < in->ext_lo || look >= in->ext_hi ||
-		    in->depth >= MS_MAX_FRAMES - 1) {
-			i = in->skip; /* not in the call, so not in its callees */
+		if (look < tp->ext_lo || look >= tp->ext_hi)
 			continue;
+		for (size_t i = tp->at, end = fn->inl[i].skip; i < end;) {
+			const struct inl *in = &fn->inl[i];
+
+			if (look < in->ext_lo || look >= in->ext_hi ||
+			    in->depth >= MS_MAX_FRAMES - 1) {
+				i = in->skip; /* nor in its callees */
+				continue;
+			}
+			if (look < in->lo || look >= in->hi) {
+				i++; /* in another range, or between them */
+				continue;
+			}
+			chain[in->depth] = in;
+			depth = (size_t)in->depth + 1;
+			i++;
 		}
-		if (look < in->lo || look >= in->hi) {
-			i++; /* in another range of it, or between ranges */
-			continue;
-		}
-		chain[in->depth] = in;
-		depth = (size_t)in->depth + 1;
-		i++;
 	}
 	/*
 	 * chain[0] is the outermost inlined call, chain[depth - 1] the
