@@ -366,7 +366,7 @@ struct ms_symres {
 	uint64_t section_offset;
 	const char *symbol; /* NULL if none */
 	uint64_t symbol_offset, symbol_size;
-	struct ms_frame frames[MS_MAX_FRAMES]; /* innermost first */
+	struct ms_frame frames[MS_MAX_FRAMES]; /* innermost first; nframes set */
 	size_t nframes;
 };
 

@@ -315,22 +315,20 @@ struct walk {
 	size_t ninl, capinl;
 };
 
+/* One entry per range of the call, each knowing the extent of them all. */
 static int add_inl(struct walk *w, Dwarf_Die *die, int depth)
 {
 	Dwarf_Addr base, lo, hi;
 	Dwarf_Attribute a;
 	Dwarf_Word file = 0, line = 0, col = 0;
 	Dwarf_Addr ext_lo = UINT64_MAX, ext_hi = 0;
+	const char *name = NULL, *call_file = NULL;
+	size_t first = w->ninl;
 	ptrdiff_t off = 0;
 
 	dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &file);
 	dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line);
 	dwarf_formudata(dwarf_attr(die, DW_AT_call_column, &a), &col);
-	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		ext_lo = lo < ext_lo ? lo : ext_lo;
-		ext_hi = hi > ext_hi ? hi : ext_hi;
-	}
-	off = 0;
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		if (w->ninl == w->capinl) {
 			size_t ncap = w->capinl ? 2 * w->capinl : 16;
@@ -341,20 +339,27 @@ static int add_inl(struct walk *w, Dwarf_Die *die, int depth)
 			w->inl = n;
 			w->capinl = ncap;
 		}
+		if (!name) {
+			name = die_name(die);
+			if (w->files && file < w->nfiles)
+				call_file = dwarf_filesrc(w->files, file, NULL,
+							  NULL);
+		}
 		w->inl[w->ninl++] = (struct inl){
 			.lo = lo + w->bias,
 			.hi = hi + w->bias,
-			.name = die_name(die),
-			.call_file = w->files && file < w->nfiles ?
-					     dwarf_filesrc(w->files, file, NULL,
-							   NULL) :
-					     NULL,
+			.name = name,
+			.call_file = call_file,
 			.call_line = (int)line,
 			.call_col = (int)col,
 			.depth = depth,
-			.ext_lo = ext_lo + w->bias,
-			.ext_hi = ext_hi + w->bias,
 		};
+		ext_lo = lo < ext_lo ? lo : ext_lo;
+		ext_hi = hi > ext_hi ? hi : ext_hi;
+	}
+	for (size_t i = first; i < w->ninl; i++) {
+		w->inl[i].ext_lo = ext_lo + w->bias;
+		w->inl[i].ext_hi = ext_hi + w->bias;
 	}
 	return 0;
 }
@@ -709,7 +714,7 @@ static int core_lookup(const struct ms_symbolizer *s, uint64_t addr,
 	res->symbol = s->core[lo - 1].name;
 	res->symbol_offset = res->addr - s->core[lo - 1].addr;
 	res->symbol_size = s->core[next].addr - s->core[lo - 1].addr;
-	res->frames[0].func = res->symbol;
+	res->frames[0] = (struct ms_frame){ .func = res->symbol };
 	res->nframes = 1;
 	return 0;
 }
@@ -726,8 +731,15 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	const struct sym *y;
 	const char *name;
 
-	memset(res, 0, sizeof(*res));
+	/* Frames are set as they are used: zeroing all was a tenth of a lookup. */
 	res->addr = addr;
+	res->module = NULL;
+	res->core = false;
+	res->section = NULL;
+	res->section_offset = 0;
+	res->symbol = NULL;
+	res->symbol_offset = res->symbol_size = 0;
+	res->nframes = 0;
 	if (!sm)
 		return core_lookup(s, look, res);
 	res->module = sm->l->mod->name;
@@ -749,7 +761,8 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		 * No function's DWARF covers it (no debug info, or padding
 		 * between functions): the symbol if any, and the line table.
 		 */
-		res->frames[0].func = name ? name : "??";
+		res->frames[0] =
+			(struct ms_frame){ .func = name ? name : "??" };
 		line_of(sm->dm, look, &res->frames[0]);
 		res->nframes = name || res->frames[0].file ? 1 : 0;
 		return 0;
@@ -790,7 +803,10 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	for (size_t k = 0; k <= depth; k++) {
 		struct ms_frame *f = &res->frames[k];
 
-		f->func = k < depth ? chain[depth - 1 - k]->name : fn->name;
+		*f = (struct ms_frame){
+			.func = k < depth ? chain[depth - 1 - k]->name :
+					    fn->name
+		};
 		if (k == 0) {
 			line_of(sm->dm, look, f);
 		} else {
