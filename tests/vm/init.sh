@@ -7,7 +7,7 @@
 #        ==MODSECT-READY==, then one ==MODSECT-ACK <k> <cmd> rc=<rc>== per
 #        trigger command
 # ttyS2  trigger commands from the host, one per line:
-#        poke N | warn [N] | dmesg | ksyms NAME... | quit
+#        poke N | warn [N] | dmesg | ksyms NAME... | race N | quit
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -134,6 +134,126 @@ begin dmesg-0
 dmesg >&3
 end dmesg-0
 
+# race N (k): the modules of /modules/race/ (loaded by nothing else) are
+# loaded and unloaded in a background loop while N `modsect capture`s run
+# one after the other; after every other capture, a single-module
+# `modsect-live sections MODULE FILE` of one race module (in turn).
+# Files in /tmp/race, sent to the host as one gzip + base64 stream
+# (section race-<k>.gz.b64) of inner ==MODSECT-BEGIN FILE== /
+# ==MODSECT-END FILE== sections:
+#   mods           "<sysfs name> <file>" per race module
+#   ref.txt, ref.err, ref.rc   capture with the race modules loaded, quiet
+#   ref-sections.txt   the same from a sh loop over sections/
+#   loop-<m>.log   "load <i> <m> <.text>" / "unload <i> <m>"; .err
+#   probe          "<j> pre: <modules with sections/> post: <...> uptime
+#                  <before> <after the capture> <after the sections run>"
+#   cap-<j>.txt, .err, .rc     capture j (stdout, stderr, rc=N)
+#   one-<j>-<m>.txt, .err, .rc modsect-live sections <m> <file>
+#   root.txt, root.err, root.rc   capture --root /tmp/race-root, whose
+#                  sys/module/<m> is a dangling symlink to the unloaded
+#                  first race module (a module gone after readdir)
+#   seconds        "ref=S race=S"
+race_run() {
+	n=$1
+	R=/tmp/race
+	rm -rf $R /tmp/race-root
+	mkdir -p $R
+	mods="" files=""
+	for f in /modules/race/*.ko; do
+		[ -f "$f" ] || continue
+		m=${f##*/}
+		m=$(echo "${m%.ko}" | tr - _)
+		mods="$mods $m"
+		files="$files $f"
+		echo "$m $f" >>$R/mods
+	done
+	[ -n "$mods" ] || return 1
+	t0=$(date +%s)
+	for f in $files; do insmod "$f" 2>>$R/ref.err; done
+	/bin/modsect capture -o $R/ref.txt 2>>$R/ref.err
+	echo "rc=$?" >$R/ref.rc
+	for m in $mods; do
+		d=/sys/module/$m/sections
+		for f in $d/.* $d/*; do [ -f "$f" ] && echo "$m ${f##*/} $(cat "$f")"; done
+	done >$R/ref-sections.txt
+	for m in $mods; do rmmod "$m" 2>>$R/ref.err; done
+	t1=$(date +%s)
+	# One loop per race module.  The first is loaded and unloaded as fast
+	# as it goes: the module list changes all the time.  The
+	# others are kept 0.2 s and 1 s (longer than a capture) in turn, so
+	# they are whole in some captures.  Where a load lands depends on the
+	# others: each module's loads are at more than one address.
+	lpids=
+	hold=0
+	for f in $files; do
+		m=${f##*/}
+		m=$(echo "${m%.ko}" | tr - _)
+		(
+			i=0
+			while [ ! -e $R/stop ]; do
+				i=$((i + 1))
+				insmod "$f" && echo "load $i $m $(cat /sys/module/$m/sections/.text)"
+				if [ "$hold" = 0 ]; then
+					:
+				elif [ $((i % 2)) = 0 ]; then
+					sleep 1
+				else
+					sleep 0.2
+				fi
+				rmmod "$m" && echo "unload $i $m"
+				[ "$hold" = 0 ] || sleep 0.05
+			done
+		) >$R/loop-$m.log 2>$R/loop-$m.err &
+		lpids="$lpids $!"
+		hold=var
+	done
+	j=0
+	while [ $j -lt "$n" ]; do
+		j=$((j + 1))
+		pre="" post=""
+		read -r u0 _ </proc/uptime
+		for m in $mods; do [ -d /sys/module/$m/sections ] && pre="$pre $m"; done
+		/bin/modsect capture -o $R/cap-$j.txt 2>$R/cap-$j.err
+		echo "rc=$?" >$R/cap-$j.rc
+		for m in $mods; do [ -d /sys/module/$m/sections ] && post="$post $m"; done
+		read -r u1 _ </proc/uptime
+		if [ -x /bin/modsect-live ] && [ $((j % 2)) = 0 ]; then
+			set -- $files
+			shift $(((j / 2 - 1) % $#))
+			f=$1
+			m=${f##*/}
+			m=$(echo "${m%.ko}" | tr - _)
+			HOME=/tmp /bin/modsect-live sections "$m" "$f" >$R/one-$j-$m.txt 2>$R/one-$j-$m.err
+			echo "rc=$?" >$R/one-$j-$m.rc
+		fi
+		read -r u2 _ </proc/uptime
+		echo "$j pre:$pre post:$post uptime $u0 $u1 $u2" >>$R/probe
+	done
+	: >$R/stop
+	for p in $lpids; do wait "$p"; done
+	for m in $mods; do [ -d /sys/module/$m ] && rmmod "$m"; done
+	# A module listed in /sys/module that is gone when it is read: a
+	# dangling symlink in a --root tree; the rest links to the real one.
+	set -- $mods
+	mkdir -p /tmp/race-root/sys/module /tmp/race-root/proc
+	ln -s /sys/kernel /tmp/race-root/sys/kernel
+	ln -s /proc/kallsyms /tmp/race-root/proc/kallsyms
+	ln -s /proc/sys /tmp/race-root/proc/sys
+	for d in /sys/module/*; do
+		[ -d "$d/sections" ] && ln -s "$d" "/tmp/race-root/sys/module/${d##*/}"
+	done
+	ln -s "/sys/module/$1" "/tmp/race-root/sys/module/$1"
+	/bin/modsect capture --root /tmp/race-root -o $R/root.txt 2>$R/root.err
+	echo "rc=$?" >$R/root.rc
+	echo "ref=$((t1 - t0)) race=$(($(date +%s) - t1))" >$R/seconds
+	for f in $R/*; do
+		[ "${f##*/}" = stop ] && continue
+		echo "==MODSECT-BEGIN ${f##*/}=="
+		awk 1 "$f"
+		echo "==MODSECT-END ${f##*/}=="
+	done | gzip -1c | base64 >$R.b64
+}
+
 echo "==MODSECT-READY==" >&3
 
 k=0
@@ -168,6 +288,13 @@ while :; do
 			NF == 3 { core++; if ($3 in want) print }
 			END { print "core-lines", core + 0 }' /proc/kallsyms >&3 || rc=$?
 		end "ksyms-$k"
+		;;
+	race)
+		race_run "${arg:-10}" || rc=$?
+		begin "race-$k.gz.b64"
+		cat /tmp/race.b64 >&3
+		end "race-$k.gz.b64"
+		rm -rf /tmp/race /tmp/race.b64 /tmp/race-root
 		;;
 	quit)
 		echo "==MODSECT-ACK $k quit rc=0==" >&3

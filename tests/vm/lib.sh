@@ -19,6 +19,10 @@ VM_BOOT_TIMEOUT=${MODSECT_VM_BOOT_TIMEOUT:-240}
 VM_MEM=${MODSECT_VM_MEM:-512M}
 # Stock modules loaded in the guest besides modsect_test (with their deps).
 VM_STOCK_MODULES=${MODSECT_VM_STOCK_MODULES:-"crc-itu-t dm-mod isofs"}
+# Stock modules NOT loaded at boot, for the guest's "race" command (loaded
+# and unloaded in a loop while captures run).  Each must have no
+# dependencies and be unloadable.
+VM_RACE_MODULES=${MODSECT_VM_RACE_MODULES:-"nls_iso8859-1 ts_kmp"}
 
 VM_QEMU_PID=
 VM_GDB_PORT=
@@ -197,6 +201,27 @@ vm_build_initramfs() {
 			echo "$name" >>"$root/modules/order"
 		done
 	done
+	# The race modules, in /modules/race/ (not in /modules/order): only the
+	# "race" trigger loads them.  VM_RACE_LIST: their host paths.
+	VM_RACE_LIST=$VM_OUT/race-modules.list
+	: >"$VM_RACE_LIST"
+	mkdir -p "$root/modules/race"
+	for m in $VM_RACE_MODULES; do
+		p=$(vm_module_paths "$m")
+		[ -n "$p" ] || vm_die "race module $m not found for $VM_KREL"
+		[ "$(echo "$p" | wc -l)" = 1 ] || vm_die "race module $m has dependencies"
+		grep -qxF "$p" "$VM_MODLIST" && vm_die "race module $m is loaded at boot"
+		echo "$p" >>"$VM_RACE_LIST"
+		name=${p##*/}
+		case $p in
+		*.ko) cp "$p" "$root/modules/race/$name" ;;
+		*.ko.xz) xz -dc "$p" >"$root/modules/race/${name%.xz}" ;;
+		*.ko.zst) zstd -qdc "$p" >"$root/modules/race/${name%.zst}" ;;
+		*.ko.gz) gzip -dc "$p" >"$root/modules/race/${name%.gz}" ;;
+		*) vm_die "unknown module file type: $p" ;;
+		esac
+	done
+
 	# The guest gets the stripped module, as distributions ship them: its
 	# DWARF exists only on the host (VM_TESTMOD_KO, VM_TESTMOD_DEBUG).
 	cp "$VM_TESTMOD_KO_STRIPPED" "$root/modules/99-modsect_test.ko"
@@ -401,6 +426,8 @@ vm_split_capture() {
 #   dmesg    dump dmesg
 #   ksyms NAME...  the guest's core /proc/kallsyms lines of these names and
 #            "core-lines N" (section "ksyms-K")
+#   race N   load and unload the race modules in a loop while N captures
+#            run; everything in section "race-K.gz.b64" (see init.sh)
 #   quit     power off
 # Each command k (counting from 1) is acknowledged on ttyS1 with the line
 # "==MODSECT-ACK k <command>==" after it completed.
