@@ -394,26 +394,25 @@ static int parse_ksym(char *line, uint64_t *addr, char *type, char **name,
 }
 
 /*
- * Module symbols from kallsyms give the per-cpu base, which sysfs does not
- * list (the loader clears SHF_ALLOC on .data..percpu before it creates the
- * section attributes). Unreadable or hidden kallsyms is not an error.
+ * One read of /proc/kallsyms: core symbols into the map if core, module
+ * symbols into into[i] for the map's module i. 1 if there is nothing to
+ * read (no file, or hidden: all addresses zero).
  */
-static void read_kallsyms(const char *root, struct ms_map *map, bool core)
+static int kallsyms_pass(const char *root, struct ms_map *map, bool core,
+			 struct ms_module *into)
 {
 	char path[4096], line[1024];
+	int r = 1;
 	FILE *f;
 
-	/* Nothing to collect: reading the file is 60 ms of kernel time. */
-	if (!core && !map->nmodules)
-		return;
 	snprintf(path, sizeof(path), "%s/proc/kallsyms", root);
 	f = fopen(path, "re");
 	if (!f)
-		return;
+		return 1;
 	while (fgets(line, sizeof(line), f)) {
 		char sname[512], smod[256], *name = sname, *mod = smod, type;
 		uint64_t addr;
-		struct ms_module *m;
+		const struct ms_module *m;
 		int n = parse_ksym(line, &addr, &type, &name, &mod);
 
 		if (n < 0)
@@ -421,18 +420,34 @@ static void read_kallsyms(const char *root, struct ms_map *map, bool core)
 				   &addr, &type, sname, smod);
 		if (n < 3)
 			continue;
-		if (addr == 0 && type != 'A' && type != 'a')
-			break; /* hidden: all are zero */
+		if (addr == 0 && type != 'A' && type != 'a') {
+			r = 1; /* hidden: all are zero */
+			break;
+		}
+		r = 0;
 		if (n == 3) {
 			if (core && ms_map_add_core(map, name, addr, type) < 0)
-				break;
-			continue;
+				r = -ENOMEM;
+		} else if ((m = ms_map_find(map, mod))) {
+			r = add_ksym(&into[m - map->modules], name, addr, type);
 		}
-		m = (struct ms_module *)ms_map_find(map, mod);
-		if (m && add_ksym(m, name, addr, type) < 0)
+		if (r)
 			break;
 	}
 	fclose(f);
+	return r;
+}
+
+static bool same_ksyms(const struct ms_module *a, const struct ms_module *b)
+{
+	if (a->nksyms != b->nksyms)
+		return false;
+	for (size_t i = 0; i < a->nksyms; i++)
+		if (a->ksyms[i].addr != b->ksyms[i].addr ||
+		    a->ksyms[i].type != b->ksyms[i].type ||
+		    strcmp(a->ksyms[i].name, b->ksyms[i].name))
+			return false;
+	return true;
 }
 
 static void clear_ksyms(struct ms_module *m)
@@ -442,6 +457,73 @@ static void clear_ksyms(struct ms_module *m)
 	free(m->ksyms);
 	m->ksyms = NULL;
 	m->nksyms = 0;
+}
+
+/*
+ * Module symbols from kallsyms give the per-cpu base, which sysfs does not
+ * list (the loader clears SHF_ALLOC on .data..percpu before it creates the
+ * section attributes). Unreadable or hidden kallsyms is not an error.
+ *
+ * The kernel lists module symbols by position in its module list, one
+ * page per read(): a module loaded or unloaded between two reads shifts
+ * the lines of every module after it, which are then skipped or listed
+ * twice. So the file is read again until each module's lines are the
+ * same in two reads in a row.
+ */
+static int read_kallsyms(const char *root, struct ms_map *map, bool core,
+			 struct ms_err *err)
+{
+	bool *settled = NULL;
+	size_t left = map->nmodules;
+	int r;
+
+	/* Nothing to collect: reading the file is 60 ms of kernel time. */
+	if (!core && !map->nmodules)
+		return 0;
+	for (size_t i = 0; i < map->nmodules; i++)
+		clear_ksyms(&map->modules[i]);
+	r = kallsyms_pass(root, map, core, map->modules);
+	if (r || !left)
+		return r < 0 ? ms_err_errno(err, -r, "reading kallsyms") : 0;
+	if (!(settled = calloc(map->nmodules, sizeof(*settled))))
+		return ms_err_errno(err, ENOMEM, "reading kallsyms");
+	for (int tries = 0; !r && left && tries < MAX_TRIES; tries++) {
+		struct ms_module *cur = calloc(map->nmodules, sizeof(*cur));
+
+		r = cur ? kallsyms_pass(root, map, false, cur) : -ENOMEM;
+		for (size_t i = 0; r == 0 && i < map->nmodules; i++) {
+			struct ms_module *m = &map->modules[i];
+
+			if (settled[i])
+				continue;
+			if (same_ksyms(m, &cur[i])) {
+				settled[i] = true;
+				left--;
+				continue;
+			}
+			clear_ksyms(m);
+			m->ksyms = cur[i].ksyms;
+			m->nksyms = cur[i].nksyms;
+			cur[i].ksyms = NULL;
+			cur[i].nksyms = 0;
+		}
+		for (size_t i = 0; cur && i < map->nmodules; i++)
+			clear_ksyms(&cur[i]);
+		free(cur);
+	}
+	/* r == 1: kallsyms went away or was hidden since: keep what agreed. */
+	for (size_t i = 0; r == 1 && i < map->nmodules; i++)
+		if (!settled[i])
+			clear_ksyms(&map->modules[i]);
+	free(settled);
+	if (r < 0)
+		return ms_err_errno(err, -r, "reading kallsyms");
+	if (r == 0 && left)
+		return ms_err_set(
+			err, EAGAIN,
+			"/proc/kallsyms kept changing while it was read (modules loaded and unloaded, %d reads); try again",
+			MAX_TRIES + 1);
+	return 0;
 }
 
 static int add_vanished(struct ms_map *map, const char *name)
@@ -536,9 +618,9 @@ static int recheck(const char *root, int sysmod, struct ms_map *map,
 		r = ms_map_finish(map, err);
 		if (r)
 			return r;
-		for (size_t i = 0; i < map->nmodules; i++)
-			clear_ksyms(&map->modules[i]);
-		read_kallsyms(root, map, false);
+		r = read_kallsyms(root, map, false, err);
+		if (r)
+			return r;
 	}
 }
 
@@ -653,7 +735,7 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 	if (!r)
 		r = ms_map_finish(map, err);
 	if (!r)
-		read_kallsyms(root, map, flags & MS_READ_CORE);
+		r = read_kallsyms(root, map, flags & MS_READ_CORE, err);
 	if (!r)
 		r = recheck(root, sysmod, map, err);
 	if (!r && only_module && map->nvanished)
