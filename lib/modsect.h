@@ -109,6 +109,7 @@ struct ms_module {
 	size_t nsections;
 	struct ms_ksym *ksyms; /* from kallsyms, may be empty */
 	size_t nksyms;
+	uint64_t load_id; /* live: inode of its sections/, new on every load */
 };
 
 struct ms_map {

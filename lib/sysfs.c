@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -17,6 +18,8 @@
 
 /* A module that keeps changing while we read it is given up after this. */
 #define MAX_TRIES 20
+/* Rounds of sections, kallsyms, sections before a module is left out. */
+#define RECHECK_TRIES 2
 
 /*
  * Section files must be read with one read() at offset 0: the kernel's
@@ -218,14 +221,17 @@ static int read_module(int sysmod, const char *name, struct ms_module *m,
 		       struct ms_err *err)
 {
 	int modfd, secfd, r = -EAGAIN;
+	struct stat st;
 
 	memset(m, 0, sizeof(*m));
 	modfd = openat(sysmod, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (modfd < 0)
 		return -errno;
 	secfd = openat(modfd, "sections", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (secfd < 0) {
+	if (secfd < 0 || fstat(secfd, &st) < 0) {
 		r = -errno;
+		if (secfd >= 0)
+			close(secfd);
 		close(modfd);
 		return r;
 	}
@@ -272,6 +278,7 @@ static int read_module(int sysmod, const char *name, struct ms_module *m,
 		m->srcversion = src;
 		m->sections = a;
 		m->nsections = na;
+		m->load_id = st.st_ino;
 	}
 	close(secfd);
 	close(modfd);
@@ -470,33 +477,93 @@ static void clear_ksyms(struct ms_module *m)
  * twice. So the file is read again until each module's lines are the
  * same in two reads in a row.
  */
-static int read_kallsyms(const char *root, struct ms_map *map, bool core,
-			 struct ms_err *err)
+/*
+ * Which modules are loaded, as "name inode" lines of the
+ * /sys/module/NAME/sections there are: kernfs gives every new directory a
+ * new inode number, so two equal snapshots mean no module with a
+ * sections/ came or went between them, even one unloaded and loaded
+ * again. NULL on error.
+ */
+static char *loaded_snapshot(int sysmod)
 {
-	bool *settled = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	DIR *d = NULL;
+	int fd = dup(sysmod);
+	struct dirent *de;
+
+	if (fd >= 0 && !(d = fdopendir(fd)))
+		close(fd);
+	while (out && d && (de = readdir(d))) {
+		char path[300];
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/sections", de->d_name);
+		if (fstatat(sysmod, path, &st, 0) == 0)
+			fprintf(out, "%s %ju\n", de->d_name,
+				(uintmax_t)st.st_ino);
+	}
+	if (d)
+		closedir(d);
+	if (!out || fclose(out) != 0 || !d) {
+		free(out ? buf : NULL);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * Module symbols from kallsyms give the per-cpu base, which sysfs does not
+ * list (the loader clears SHF_ALLOC on .data..percpu before it creates the
+ * section attributes). Unreadable or hidden kallsyms is not an error.
+ *
+ * The kernel finds each line of the module part by its position in the
+ * module list: a module loaded or unloaded during the read shifts the
+ * lines of every module after it, which are then skipped or listed twice.
+ * So a read counts only if no module came or went during it (snapshots
+ * before and after), and a module's lines only once two such reads in a
+ * row agree (a module loaded and unloaded within one read leaves no trace
+ * in the snapshots).
+ */
+static int read_kallsyms(const char *root, int sysmod, struct ms_map *map,
+			 bool core, struct ms_err *err)
+{
+	bool *settled = NULL, prev_clean = false;
 	size_t left = map->nmodules;
-	int r;
+	char *before = NULL, *after = NULL;
+	int r = 0;
 
 	/* Nothing to collect: reading the file is 60 ms of kernel time. */
 	if (!core && !map->nmodules)
 		return 0;
+	if (left && !(settled = calloc(left, sizeof(*settled))))
+		return ms_err_errno(err, ENOMEM, "reading kallsyms");
 	for (size_t i = 0; i < map->nmodules; i++)
 		clear_ksyms(&map->modules[i]);
-	r = kallsyms_pass(root, map, core, map->modules);
-	if (r || !left)
-		return r < 0 ? ms_err_errno(err, -r, "reading kallsyms") : 0;
-	if (!(settled = calloc(map->nmodules, sizeof(*settled))))
-		return ms_err_errno(err, ENOMEM, "reading kallsyms");
-	for (int tries = 0; !r && left && tries < MAX_TRIES; tries++) {
-		struct ms_module *cur = calloc(map->nmodules, sizeof(*cur));
+	for (int tries = 0; !r && tries <= MAX_TRIES; tries++) {
+		struct ms_module *cur = NULL;
+		bool clean;
 
-		r = cur ? kallsyms_pass(root, map, false, cur) : -ENOMEM;
-		for (size_t i = 0; r == 0 && i < map->nmodules; i++) {
+		before = loaded_snapshot(sysmod);
+		if (tries == 0)
+			r = kallsyms_pass(root, map, core, map->modules);
+		else if (!(cur = calloc(map->nmodules, sizeof(*cur))))
+			r = -ENOMEM;
+		else
+			r = kallsyms_pass(root, map, false, cur);
+		after = loaded_snapshot(sysmod);
+		clean = before && after && !strcmp(before, after);
+		free(before);
+		free(after);
+		for (size_t i = 0; !r && cur && i < map->nmodules; i++) {
 			struct ms_module *m = &map->modules[i];
 
 			if (settled[i])
 				continue;
-			if (same_ksyms(m, &cur[i])) {
+			if (clean && prev_clean && same_ksyms(m, &cur[i])) {
 				settled[i] = true;
 				left--;
 				continue;
@@ -510,8 +577,11 @@ static int read_kallsyms(const char *root, struct ms_map *map, bool core,
 		for (size_t i = 0; cur && i < map->nmodules; i++)
 			clear_ksyms(&cur[i]);
 		free(cur);
+		prev_clean = clean;
+		if (!left)
+			break;
 	}
-	/* r == 1: kallsyms went away or was hidden since: keep what agreed. */
+	/* 1: no kallsyms (unreadable or hidden): only what agreed stays. */
 	for (size_t i = 0; r == 1 && i < map->nmodules; i++)
 		if (!settled[i])
 			clear_ksyms(&map->modules[i]);
@@ -521,7 +591,7 @@ static int read_kallsyms(const char *root, struct ms_map *map, bool core,
 	if (r == 0 && left)
 		return ms_err_set(
 			err, EAGAIN,
-			"/proc/kallsyms kept changing while it was read (modules loaded and unloaded, %d reads); try again",
+			"/proc/kallsyms kept changing while it was read (modules loaded and unloaded during %d reads); try again",
 			MAX_TRIES + 1);
 	return 0;
 }
@@ -560,6 +630,7 @@ static int drop_module(struct ms_map *map, size_t i)
  */
 static int still_same(int sysmod, struct ms_module *m, struct ms_err *err)
 {
+	struct stat st;
 	struct ms_section *b = NULL;
 	size_t nb = 0;
 	char path[128];
@@ -569,6 +640,15 @@ static int still_same(int sysmod, struct ms_module *m, struct ms_err *err)
 	secfd = openat(sysmod, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (secfd < 0)
 		return -ESRCH;
+	/*
+	 * kernfs gives each new directory a new inode number: a module
+	 * unloaded and loaded again at the same addresses in between (A, B,
+	 * A) has the same sections but not the same sections/.
+	 */
+	if (fstat(secfd, &st) < 0 || st.st_ino != m->load_id) {
+		close(secfd);
+		return 1;
+	}
 	r = read_sections_once(secfd, m->name, &b, &nb, err);
 	close(secfd);
 	if (r == -ENOENT || r == -ENODEV || (!r && nb == 0))
@@ -581,11 +661,12 @@ static int still_same(int sysmod, struct ms_module *m, struct ms_err *err)
 
 /*
  * After kallsyms: modules that changed are read again, with kallsyms,
- * until a pass finds none changed; modules that went away are left out
- * and named in map->vanished. No module mixes two loads.
+ * until a pass finds none changed; modules that went away, or were still
+ * changing after RECHECK_TRIES rounds, are left out and named in
+ * map->vanished. No module mixes two loads.
  */
 static int recheck(const char *root, int sysmod, struct ms_map *map,
-		   struct ms_err *err)
+		   bool single, struct ms_err *err)
 {
 	for (int tries = 0;; tries++) {
 		bool changed = false;
@@ -595,7 +676,18 @@ static int recheck(const char *root, int sysmod, struct ms_map *map,
 			struct ms_module *m = &map->modules[i], fresh;
 
 			r = still_same(sysmod, m, err);
-			if (r == 1) {
+			/*
+			 * One that is loaded and unloaded all the time is left
+			 * out after a few rounds, not the whole map.
+			 */
+			if (r == 1 && tries == RECHECK_TRIES && single) {
+				return ms_err_set(
+					err, EAGAIN,
+					"module %s kept changing while it was read (loaded and unloaded %d times); try again",
+					m->name, RECHECK_TRIES + 1);
+			} else if (r == 1 && tries == RECHECK_TRIES) {
+				r = -ESRCH;
+			} else if (r == 1) {
 				changed = true;
 				r = read_module(sysmod, m->name, &fresh, err);
 				if (!r) {
@@ -603,22 +695,14 @@ static int recheck(const char *root, int sysmod, struct ms_map *map,
 					*m = fresh;
 				}
 			}
-			if (r == -ESRCH)
+			if (r == -ESRCH || r == -ENOENT || r == -ENOTDIR)
 				r = drop_module(map, i);
 		}
-		if (r)
+		if (r || !changed)
 			return r;
-		if (!changed)
-			return 0;
-		if (tries == MAX_TRIES)
-			return ms_err_set(
-				err, EAGAIN,
-				"modules kept changing while they were read (loaded and unloaded %d times); try again",
-				MAX_TRIES);
 		r = ms_map_finish(map, err);
-		if (r)
-			return r;
-		r = read_kallsyms(root, map, false, err);
+		if (!r)
+			r = read_kallsyms(root, sysmod, map, false, err);
 		if (r)
 			return r;
 	}
@@ -735,9 +819,9 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 	if (!r)
 		r = ms_map_finish(map, err);
 	if (!r)
-		r = read_kallsyms(root, map, flags & MS_READ_CORE, err);
+		r = read_kallsyms(root, sysmod, map, flags & MS_READ_CORE, err);
 	if (!r)
-		r = recheck(root, sysmod, map, err);
+		r = recheck(root, sysmod, map, only_module, err);
 	if (!r && only_module && map->nvanished)
 		r = ms_err_set(
 			err, ENOENT,
