@@ -143,6 +143,7 @@ static int read_sections(struct ms_modfile *f, struct ms_err *err)
 						  .flags = sh.sh_flags,
 						  .size = sh.sh_size,
 						  .align = sh.sh_addralign,
+						  .offset = sh.sh_offset,
 						  .type = sh.sh_type };
 		f->scn_index[i] = elf_ndxscn(scn);
 		i++;
@@ -190,15 +191,11 @@ static int check_overlap(const struct ms_modfile *f, const GElf_Ehdr *eh,
 	e[n++] = (struct extent){ eh->e_shoff,
 				  (uint64_t)eh->e_shentsize * shnum,
 				  "the section headers" };
-	for (size_t i = 0; i < f->nsecs; i++) {
-		Elf_Scn *scn = elf_getscn(f->elf, f->scn_index[i]);
-		GElf_Shdr sh;
-
-		if (scn && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    sh.sh_size > 0)
-			e[n++] = (struct extent){ sh.sh_offset, sh.sh_size,
+	for (size_t i = 0; i < f->nsecs; i++)
+		if (f->secs[i].type != SHT_NOBITS && f->secs[i].size > 0)
+			e[n++] = (struct extent){ f->secs[i].offset,
+						  f->secs[i].size,
 						  f->secs[i].name };
-	}
 	qsort(e, n, sizeof(*e), cmp_extent);
 	for (size_t i = 1; i < n && !r; i++)
 		if (e[i - 1].size && e[i].off < e[i - 1].off + e[i - 1].size)

@@ -172,6 +172,7 @@ struct ms_filesec {
 	uint64_t flags; /* sh_flags */
 	uint64_t size;
 	uint64_t align;
+	uint64_t offset; /* sh_offset: where its bytes are in the file */
 	uint32_t type; /* sh_type */
 };
 

@@ -467,22 +467,25 @@ static void clear_ksyms(struct ms_module *m)
 }
 
 /*
- * Module symbols from kallsyms give the per-cpu base, which sysfs does not
- * list (the loader clears SHF_ALLOC on .data..percpu before it creates the
- * section attributes). Unreadable or hidden kallsyms is not an error.
- *
- * The kernel lists module symbols by position in its module list, one
- * page per read(): a module loaded or unloaded between two reads shifts
- * the lines of every module after it, which are then skipped or listed
- * twice. So the file is read again until each module's lines are the
- * same in two reads in a row.
+ * The inode of /sys/module/NAME/sections: kernfs gives every new directory
+ * a new inode number, so it names one load of the module. -errno if gone.
  */
+static int sections_ino(int sysmod, const char *name, uint64_t *ino)
+{
+	char path[300];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/sections", name);
+	if (fstatat(sysmod, path, &st, 0) < 0)
+		return -errno;
+	*ino = st.st_ino;
+	return 0;
+}
+
 /*
- * Which modules are loaded, as "name inode" lines of the
- * /sys/module/NAME/sections there are: kernfs gives every new directory a
- * new inode number, so two equal snapshots mean no module with a
- * sections/ came or went between them, even one unloaded and loaded
- * again. NULL on error.
+ * Which modules are loaded, as "name inode" lines of their sections/: two
+ * equal snapshots mean no module with a sections/ came or went between
+ * them, even one unloaded and loaded again. NULL on error.
  */
 static char *loaded_snapshot(int sysmod)
 {
@@ -496,15 +499,11 @@ static char *loaded_snapshot(int sysmod)
 	if (fd >= 0 && !(d = fdopendir(fd)))
 		close(fd);
 	while (out && d && (de = readdir(d))) {
-		char path[300];
-		struct stat st;
+		uint64_t ino;
 
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/sections", de->d_name);
-		if (fstatat(sysmod, path, &st, 0) == 0)
-			fprintf(out, "%s %ju\n", de->d_name,
-				(uintmax_t)st.st_ino);
+		if (de->d_name[0] != '.' &&
+		    sections_ino(sysmod, de->d_name, &ino) == 0)
+			fprintf(out, "%s %" PRIu64 "\n", de->d_name, ino);
 	}
 	if (d)
 		closedir(d);
@@ -533,7 +532,6 @@ static int read_kallsyms(const char *root, int sysmod, struct ms_map *map,
 {
 	bool *settled = NULL, prev_clean = false;
 	size_t left = map->nmodules;
-	char *before = NULL, *after = NULL;
 	int r = 0;
 
 	/* Nothing to collect: reading the file is 60 ms of kernel time. */
@@ -545,9 +543,9 @@ static int read_kallsyms(const char *root, int sysmod, struct ms_map *map,
 		clear_ksyms(&map->modules[i]);
 	for (int tries = 0; !r && tries <= MAX_TRIES; tries++) {
 		struct ms_module *cur = NULL;
+		char *before = loaded_snapshot(sysmod), *after;
 		bool clean;
 
-		before = loaded_snapshot(sysmod);
 		if (tries == 0)
 			r = kallsyms_pass(root, map, core, map->modules);
 		else if (!(cur = calloc(map->nmodules, sizeof(*cur))))
@@ -623,40 +621,18 @@ static int drop_module(struct ms_map *map, size_t i)
 }
 
 /*
- * Is module m still the load we read? Its sections are read once more
- * after kallsyms: if they are unchanged, kallsyms listed the same load
- * (a module is unloaded and loaded again between reads on busy systems).
- * Returns 0 if unchanged, 1 if changed, -ESRCH if gone.
+ * Is module m still the load we read (its sections/ the same directory)?
+ * kallsyms was read after its sections: a module unloaded and loaded
+ * again in between, even at the same addresses (A, B, A), has another
+ * sections/. Returns 0 if the same, 1 if another load, -ESRCH if gone.
  */
-static int still_same(int sysmod, struct ms_module *m, struct ms_err *err)
+static int still_same(int sysmod, const struct ms_module *m)
 {
-	struct stat st;
-	struct ms_section *b = NULL;
-	size_t nb = 0;
-	char path[128];
-	int secfd, r;
+	uint64_t ino;
 
-	snprintf(path, sizeof(path), "%s/sections", m->name);
-	secfd = openat(sysmod, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (secfd < 0)
+	if (sections_ino(sysmod, m->name, &ino) < 0)
 		return -ESRCH;
-	/*
-	 * kernfs gives each new directory a new inode number: a module
-	 * unloaded and loaded again at the same addresses in between (A, B,
-	 * A) has the same sections but not the same sections/.
-	 */
-	if (fstat(secfd, &st) < 0 || st.st_ino != m->load_id) {
-		close(secfd);
-		return 1;
-	}
-	r = read_sections_once(secfd, m->name, &b, &nb, err);
-	close(secfd);
-	if (r == -ENOENT || r == -ENODEV || (!r && nb == 0))
-		r = -ESRCH;
-	if (!r)
-		r = same_sections(m->sections, m->nsections, b, nb) ? 0 : 1;
-	free_sections(b, nb);
-	return r;
+	return ino == m->load_id ? 0 : 1;
 }
 
 /*
@@ -675,7 +651,7 @@ static int recheck(const char *root, int sysmod, struct ms_map *map,
 		for (size_t i = map->nmodules; !r && i-- > 0;) {
 			struct ms_module *m = &map->modules[i], fresh;
 
-			r = still_same(sysmod, m, err);
+			r = still_same(sysmod, m);
 			/*
 			 * One that is loaded and unloaded all the time is left
 			 * out after a few rounds, not the whole map.
@@ -772,10 +748,7 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 				"module %s is not loaded (no %s/%s/sections)",
 				only_module, path, name);
 		else if (r == -ESRCH)
-			r = ms_err_set(
-				err, ENOENT,
-				"module %s was unloaded while it was read; try again if it is loaded again",
-				only_module);
+			r = add_vanished(map, name); /* said below */
 		else if (r && !err->msg[0])
 			r = ms_err_errno(err, -r, "reading module %s", name);
 		free(name);
@@ -793,13 +766,10 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 			err->msg[0] = '\0';
 			r = add_module(map, sysmod, de->d_name, &cap, err);
 			/*
-			 * Built-in modules have no sections/; a module that
-			 * was unloaded while we read is no longer loaded and is
-			 * left out whole, never half-listed.
-			 */
-			/*
-			 * No sections/ is a built-in module; no directory
-			 * at all any more, one unloaded since readdir().
+			 * No sections/ is a built-in module; no directory at
+			 * all any more, one unloaded since readdir(). A module
+			 * unloaded while we read is left out whole, never
+			 * half-listed, and named in map->vanished.
 			 */
 			if ((r == -ENOENT || r == -ENOTDIR) &&
 			    faccessat(sysmod, de->d_name, F_OK, 0) == 0)

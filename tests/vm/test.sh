@@ -155,22 +155,26 @@ ms() {
 }
 
 # --- the modules and their files ---------------------------------------------
-# $W/modules: "<module> <host file (uncompressed)> <realpath of the original>"
-: >"$W/modules"
-while read -r p; do
-	[ -n "$p" ] || continue
-	b=${p##*/}
-	m=${b%.ko*}
-	m=${m//-/_}
-	case $p in
-	*.ko) f=$p ;;
-	*.ko.xz) f=$W/ko/$m.ko; xz -dc "$p" >"$f" ;;
-	*.ko.zst) f=$W/ko/$m.ko; zstd -qdc "$p" >"$f" ;;
-	*.ko.gz) f=$W/ko/$m.ko; gzip -dc "$p" >"$f" ;;
-	*) vm_die "unknown module file $p" ;;
-	esac
-	echo "$m $f $(readlink -f "$p")" >>"$W/modules"
-done <"$VM_MODLIST"
+# module_files LIST KODIR: for each module file in LIST, the line
+# "<module> <host file (uncompressed into KODIR)> <realpath of the original>"
+module_files() {
+	local p b m f
+	while read -r p; do
+		[ -n "$p" ] || continue
+		b=${p##*/}
+		m=${b%.ko*}
+		m=${m//-/_}
+		case $p in
+		*.ko) f=$p ;;
+		*.ko.xz) f=$2/$m.ko; xz -dc "$p" >"$f" ;;
+		*.ko.zst) f=$2/$m.ko; zstd -qdc "$p" >"$f" ;;
+		*.ko.gz) f=$2/$m.ko; gzip -dc "$p" >"$f" ;;
+		*) vm_die "unknown module file $p" ;;
+		esac
+		echo "$m $f $(readlink -f "$p")"
+	done <"$1"
+}
+module_files "$VM_MODLIST" "$W/ko" >"$W/modules"
 echo "modsect_test $VM_TESTMOD_KO $(readlink -f "$VM_TESTMOD_KO")" >>"$W/modules"
 MODS=$(awk '{ printf "%s ", $1 }' "$W/modules")
 mod_file() { awk -v m="$1" '$1 == m { print $2 }' "$W/modules"; }
@@ -1728,22 +1732,7 @@ G=$RC/guest
 RACE_N=${MODSECT_VM_RACE_N:-10}
 rm -rf "$RC"
 mkdir -p "$RC/ko" "$G"
-# "<module> <host file (uncompressed)>"
-: >"$RC/modules"
-while read -r p; do
-	[ -n "$p" ] || continue
-	b=${p##*/}
-	m=${b%.ko*}
-	m=${m//-/_}
-	case $p in
-	*.ko) f=$p ;;
-	*.ko.xz) f=$RC/ko/$m.ko; xz -dc "$p" >"$f" ;;
-	*.ko.zst) f=$RC/ko/$m.ko; zstd -qdc "$p" >"$f" ;;
-	*.ko.gz) f=$RC/ko/$m.ko; gzip -dc "$p" >"$f" ;;
-	*) vm_die "unknown module file $p" ;;
-	esac
-	echo "$m $f" >>"$RC/modules"
-done <"${VM_RACE_LIST:-$VM_OUT/race-modules.list}"
+module_files "${VM_RACE_LIST:-$VM_OUT/race-modules.list}" "$RC/ko" >"$RC/modules"
 RACE_MODS=$(awk '{ printf "%s%s", n++ ? " " : "", $1 }' "$RC/modules")
 
 # "M NAME ADDR" from a capture's section lines / a `sections` table
