@@ -1,7 +1,8 @@
 # modsect: see README.md. `make`, `make check`, `make demo`, `make static`.
 CC ?= gcc
 PKG_CONFIG ?= pkg-config
-PKGS := libelf libdw libdebuginfod libkmod json-c zlib liblzma libzstd libmd
+PKGS := libelf libdw libdebuginfod libkmod json-c zlib liblzma libzstd libmd \
+	libbpf libkdumpfile liblz4
 CFLAGS ?= -O2 -g
 WARN := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 SAN ?=
@@ -23,6 +24,15 @@ SAN_BIN := build/san/modsect
 
 all: deps-quiet $(BIN)
 
+# Test helpers (tests/tools/*.c): small programs on the library, for the
+# unit tests of pieces the command line does not reach alone.
+TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%,$(wildcard tests/tools/*.c))
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
+$(BUILD)/tests/%: tests/tools/%.c $(LIB_OBJS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(LIB_OBJS) $(LIBS) $(LDFLAGS)
+test-tools: $(TEST_TOOLS)
+
 deps-quiet:
 	@scripts/deps.sh build
 
@@ -42,7 +52,7 @@ deps:
 
 # The tests run the binary built with AddressSanitizer and UBSan.
 san:
-	$(MAKE) BUILD=build/san BIN=$(SAN_BIN) SAN="$(SAN_FLAGS)"
+	$(MAKE) BUILD=build/san BIN=$(SAN_BIN) SAN="$(SAN_FLAGS)" $(SAN_BIN) test-tools
 
 # Unit tests, a short run of every fuzz target, then the real kernel under
 # QEMU: test.sh (one boot) and gdbcmd.sh (the in-gdb command, one boot).
@@ -68,7 +78,7 @@ demo:
 clean:
 	rm -rf $(BUILD) modsect modsect-static tests/out
 
-.PHONY: san deps-quiet all static clean deps check check-unit check-deps demo
+.PHONY: san deps-quiet all static test-tools clean deps check check-unit check-deps demo
 
 # Fuzzing (fuzz/): libFuzzer targets built with clang from lib/*.c.
 # `make fuzz FUZZ_SECONDS=60` runs each target that long; `make fuzz-smoke`

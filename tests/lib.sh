@@ -15,6 +15,13 @@ TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$TESTS_DIR/.." && pwd)
 MODSECT=${MODSECT:-$TOP/modsect}
 case $MODSECT in /*) ;; *) MODSECT=$(cd "$TOP" && realpath -- "$MODSECT") ;; esac
+# Test helper programs (tests/tools/*.c), built beside the binary under test:
+# build/tests/ for ./modsect, build/san/tests/ for build/san/modsect.
+if [ "$MODSECT" = "$TOP/modsect" ]; then
+	TEST_TOOLS=${TEST_TOOLS:-$TOP/build/tests}
+else
+	TEST_TOOLS=${TEST_TOOLS:-$(dirname "$MODSECT")/tests}
+fi
 TNAME=$(basename "$0" .sh)
 
 # Fixed addresses of the fake module's sections (the "map").
