@@ -49,11 +49,17 @@ struct ms_mem {
 	int elf_machine, elf_class;
 	/* Counters for bench/: requests sent (round trips) and bytes read. */
 	uint64_t nrequests, nbytes;
+	struct ms_mem_cache *cache; /* small reads, see mem.c */
 };
 
 /* Allocates a source with its ops; origin is copied. */
 int ms_mem_new(const struct ms_mem_ops *ops, void *priv, const char *origin,
 	       struct ms_mem **ret, struct ms_err *err);
+/*
+ * Forgets cached memory: call it when the target may have run since the
+ * last read (the cache assumes a stopped target or a dump).
+ */
+void ms_mem_invalidate(struct ms_mem *m);
 /* Closes the source (ops->close) and frees it; NULL is a no-op. */
 void ms_mem_free(struct ms_mem *m);
 /*

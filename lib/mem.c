@@ -7,6 +7,66 @@
 
 #include "kmem.h"
 
+/*
+ * Small reads (names, struct headers) go through a cache of aligned
+ * lines: the strings of one module sit next to each other in a slab page,
+ * so one round trip over the link serves dozens of them. A line never
+ * crosses a page, so a line read fails only where the page does.
+ */
+#define LINE_SHIFT 10
+#define LINE_SIZE (1u << LINE_SHIFT)
+#define NLINES 128
+#define SMALL_READ 512
+
+struct ms_mem_cache {
+	uint64_t tag[NLINES]; /* line address + 1; 0 = empty */
+	unsigned char data[NLINES][LINE_SIZE];
+};
+
+void ms_mem_invalidate(struct ms_mem *m)
+{
+	if (m->cache)
+		memset(m->cache->tag, 0, sizeof(m->cache->tag));
+}
+
+static const unsigned char *cached_line(struct ms_mem *m, uint64_t line)
+{
+	struct ms_mem_cache *c = m->cache;
+	size_t i = (size_t)(line >> LINE_SHIFT) % NLINES;
+	struct ms_err e = { 0 };
+
+	if (c->tag[i] == line + 1)
+		return c->data[i];
+	c->tag[i] = 0;
+	if (m->ops->read(m, line, c->data[i], LINE_SIZE, &e))
+		return NULL;
+	c->tag[i] = line + 1;
+	return c->data[i];
+}
+
+/* All of [addr, addr + len) from cached lines; false to read directly. */
+static bool read_cached(struct ms_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	unsigned char *out = buf;
+
+	if (!m->cache && !(m->cache = calloc(1, sizeof(*m->cache))))
+		return false;
+	while (len) {
+		uint64_t line = addr & ~(uint64_t)(LINE_SIZE - 1);
+		size_t off = (size_t)(addr - line);
+		size_t n = LINE_SIZE - off < len ? LINE_SIZE - off : len;
+		const unsigned char *d = cached_line(m, line);
+
+		if (!d)
+			return false;
+		memcpy(out, d + off, n);
+		out += n;
+		addr += n;
+		len -= n;
+	}
+	return true;
+}
+
 int ms_mem_new(const struct ms_mem_ops *ops, void *priv, const char *origin,
 	       struct ms_mem **ret, struct ms_err *err)
 {
@@ -28,6 +88,7 @@ void ms_mem_free(struct ms_mem *m)
 		return;
 	if (m->ops && m->ops->close)
 		m->ops->close(m);
+	free(m->cache);
 	free(m->origin);
 	free(m);
 }
@@ -44,6 +105,11 @@ int ms_mem_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 				  "reading %s at 0x%" PRIx64
 				  " (%zu bytes) from %s: range wraps around",
 				  what, addr, len, m->origin);
+	if (len <= SMALL_READ && addr + LINE_SIZE > addr &&
+	    read_cached(m, addr, buf, len)) {
+		m->nbytes += len;
+		return 0;
+	}
 	r = m->ops->read(m, addr, buf, len, err);
 	if (r)
 		return ms_err_prefix(err,
@@ -71,6 +137,10 @@ int ms_mem_read_string(struct ms_mem *m, uint64_t addr, size_t max,
 		size_t n = 4096 - (a & 4095);
 		char *nul;
 		int r;
+
+		/* Most names are short: ask for little first, then more. */
+		if (n > (have < 64 ? 64 : have))
+			n = have < 64 ? 64 : have;
 
 		if (n > max - have)
 			n = max - have;

@@ -176,41 +176,13 @@ static char *read_text(int modfd, const char *name)
 	return strdup(strip(buf));
 }
 
-/*
- * notes/.note.gnu.build-id holds the raw ELF note (Elf64_Nhdr and Elf32_Nhdr
- * are the same). libelf's gelf_getnote() needs an Elf_Scn, which a sysfs
- * file is not, so we walk the one header here.
- */
+/* notes/.note.gnu.build-id and /sys/kernel/notes hold raw ELF notes. */
 static char *read_build_id_file(int dirfd, const char *name)
 {
-	unsigned char buf[4096];
-	size_t off = 0;
-	int n = read_small(dirfd, name, (char *)buf, sizeof(buf));
+	char buf[4096];
+	int n = read_small(dirfd, name, buf, sizeof(buf));
 
-	while (n > 0 && off + sizeof(Elf64_Nhdr) <= (size_t)n) {
-		Elf64_Nhdr h;
-		size_t name_off, desc_off, next;
-
-		memcpy(&h, buf + off, sizeof(h));
-		name_off = off + sizeof(h);
-		desc_off = name_off + ((h.n_namesz + 3u) & ~3u);
-		next = desc_off + ((h.n_descsz + 3u) & ~3u);
-		if (h.n_namesz > 64 || h.n_descsz > 256 ||
-		    desc_off + h.n_descsz > (size_t)n)
-			break;
-		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 &&
-		    memcmp(buf + name_off, "GNU", 4) == 0 && h.n_descsz > 0) {
-			char *hex = malloc(2 * h.n_descsz + 1);
-
-			if (!hex)
-				return NULL;
-			for (size_t i = 0; i < h.n_descsz; i++)
-				sprintf(hex + 2 * i, "%02x", buf[desc_off + i]);
-			return hex;
-		}
-		off = next;
-	}
-	return NULL;
+	return n > 0 ? ms_notes_build_id(buf, (size_t)n) : NULL;
 }
 
 /*

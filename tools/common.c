@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "modsect.h"
+#ifndef MODSECT_STATIC
+#include "../lib/kmem.h"
+#endif
 
 int report(const struct ms_err *err, int r)
 {
@@ -50,18 +53,51 @@ int setup_ctx(const struct opts *o, struct ms_ctx **ret, struct ms_err *err)
 	return 0;
 }
 
+#ifndef MODSECT_STATIC
+/* --remote, --vmcore: the map from the kernel's memory. */
+static int read_memory(const struct opts *o, const char *only_module,
+		       unsigned int flags, struct ms_map **ret,
+		       struct ms_err *err)
+{
+	struct ms_remote_opts ro = { o->baud, o->timeout_ms };
+	struct ms_mem_src src = { 0 };
+	int r;
+
+	if (o->remote)
+		r = ms_remote_open(o->remote, &ro, &src.mem, err);
+	else
+		r = ms_vmcore_open(o->vmcore, &src.mem, err);
+	if (r)
+		return r;
+	src.kernel_image = o->kernel_image;
+	src.force = o->force;
+	r = ms_map_read_memory(&src, only_module, flags, ret, err);
+	if (getenv("MODSECT_MEM_STATS"))
+		fprintf(stderr, "modsect: %s: %llu requests, %llu bytes\n",
+			src.mem->origin,
+			(unsigned long long)src.mem->nrequests,
+			(unsigned long long)src.mem->nbytes);
+	ms_mem_free(src.mem);
+	return r;
+}
+#endif
+
 int load_map(const struct ms_ctx *ctx, const struct opts *o,
 	     const char *only_module, struct ms_map **ret, struct ms_err *err)
 {
+	unsigned int flags = o->kallsyms || o->core ? MS_READ_CORE : 0;
 	struct ms_map *map;
 	int r;
 
+#ifndef MODSECT_STATIC
+	if (o->remote || o->vmcore)
+		r = read_memory(o, only_module, flags, &map, err);
+	else
+#endif
 	if (o->capture)
 		r = ms_map_read_capture(o->capture, &map, err);
 	else
-		r = ms_map_read_live(ctx, only_module,
-				     o->kallsyms || o->core ? MS_READ_CORE : 0,
-				     &map, err);
+		r = ms_map_read_live(ctx, only_module, flags, &map, err);
 	if (r)
 		return r;
 	for (size_t i = 0; i < map->nvanished; i++)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* modsect: the command table and option parsing. */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,28 @@ static const struct {
 	  OPT_CAPTURE,
 	  "FILE",
 	  "read the map from a capture instead of the live system" },
+#ifndef MODSECT_STATIC
+	{ { "remote", required_argument, 0, 'r' },
+	  OPT_MEMORY,
+	  "HOST:PORT|TTY",
+	  "read the map from kernel memory over the GDB remote protocol" },
+	{ { "baud", required_argument, 0, 'b' },
+	  OPT_MEMORY,
+	  "N",
+	  "with --remote TTY: the line speed (default 115200)" },
+	{ { "timeout", required_argument, 0, 't' },
+	  OPT_MEMORY,
+	  "SECONDS",
+	  "with --remote: how long one request may take (default 5)" },
+	{ { "vmcore", required_argument, 0, 'v' },
+	  OPT_MEMORY,
+	  "FILE",
+	  "read the map from a vmcore (ELF or compressed kdump)" },
+	{ { "kernel-image", required_argument, 0, 'I' },
+	  OPT_MEMORY,
+	  "FILE",
+	  "with --remote or --vmcore: the booted vmlinuz or vmlinux, for kallsyms and BTF" },
+#endif
 	{ { "moddir", required_argument, 0, 'm' },
 	  OPT_MODDIR,
 	  "DIR",
@@ -167,6 +190,20 @@ static int add_str(const char ***list, size_t *n, const char *dir)
 	return 0;
 }
 
+static int parse_uint(const char *s, unsigned int min, unsigned int max,
+		      unsigned int *ret)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < min || v > max)
+		return -1;
+	*ret = (unsigned int)v;
+	return 0;
+}
+
 static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 {
 	struct option lo[NOPTIONS + 1] = { 0 };
@@ -205,6 +242,26 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 			break;
 		case 'm':
 			o->moddir = optarg;
+			break;
+		case 'r':
+			o->remote = optarg;
+			break;
+		case 'v':
+			o->vmcore = optarg;
+			break;
+		case 'I':
+			o->kernel_image = optarg;
+			break;
+		case 'b':
+			if (parse_uint(optarg, 1, 4000000, &o->baud))
+				return usage_error(c, "--baud takes a number, not '%s'",
+						   optarg);
+			break;
+		case 't':
+			if (parse_uint(optarg, 1, 3600, &o->timeout_ms))
+				return usage_error(c, "--timeout takes seconds (1-3600), not '%s'",
+						   optarg);
+			o->timeout_ms *= 1000;
 			break;
 		case 's':
 			if (add_str(&o->search, &o->nsearch, optarg))
@@ -251,9 +308,15 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 	}
 	o->args = argv + optind;
 	o->nargs = argc - optind;
-	if (o->root && o->capture)
+	if (!!o->root + !!o->capture + !!o->remote + !!o->vmcore > 1)
 		return usage_error(c, "%s",
-				   "--root and --capture exclude each other");
+				   "--root, --capture, --remote and --vmcore exclude each other");
+	if (o->kernel_image && !o->remote && !o->vmcore)
+		return usage_error(c, "%s",
+				   "--kernel-image goes with --remote or --vmcore");
+	if ((o->baud || o->timeout_ms) && !o->remote)
+		return usage_error(c, "%s",
+				   "--baud and --timeout go with --remote");
 	if (o->debug_file && (o->all || o->nargs != 1))
 		return usage_error(c, "%s",
 				   "--debug-file goes with one MODULE");

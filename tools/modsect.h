@@ -29,7 +29,12 @@ enum {
 	OPT_DEBUG_FILE = 1 << 11,
 	OPT_KALLSYMS = 1 << 12,
 	OPT_KERNEL = 1 << 13,
+	OPT_MEMORY = 1 << 14, /* --remote, --vmcore, --kernel-image, ... */
+#ifdef MODSECT_STATIC
 	OPT_SOURCE = OPT_ROOT | OPT_CAPTURE,
+#else
+	OPT_SOURCE = OPT_ROOT | OPT_CAPTURE | OPT_MEMORY,
+#endif
 	OPT_FILES = OPT_MODDIR | OPT_SEARCH | OPT_CACHE | OPT_FORCE | OPT_DEBUG,
 };
 
@@ -37,6 +42,9 @@ struct opts {
 	const char *root, *capture, *moddir, *output, *cache;
 	const char *debug_file;
 	const char *vmlinux; /* --vmlinux: a debug vmlinux for the core kernel */
+	const char *remote, *vmcore; /* memory sources */
+	const char *kernel_image; /* --kernel-image: kallsyms and BTF */
+	unsigned int baud, timeout_ms;
 	const char **search, **debug_dirs;
 	size_t nsearch, ndebug_dirs;
 	bool json, all, force, init, offline;

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Struct layouts of the running kernel from its BTF, never from
+ * hard-coded offsets: one binary reads 6.1, 6.4+ (struct module_memory)
+ * and 6.14+ (module_sect_attrs without nsections).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "kmem-int.h"
+
+struct kstruct {
+	const struct btf *btf;
+	const char *name, *release;
+	int id;
+	size_t size;
+};
+
+static int find_struct(const struct btf *btf, const char *name,
+		       const char *release, bool optional, struct kstruct *s,
+		       struct ms_err *err)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	long long size;
+
+	*s = (struct kstruct){ btf, name, release, -1, 0 };
+	if (id < 0) {
+		if (optional)
+			return 0;
+		return ms_err_set(err, ENOENT,
+				  "the kernel's BTF has no struct %s (kernel %s)",
+				  name, release);
+	}
+	size = btf__resolve_size(btf, (unsigned int)id);
+	if (size <= 0 || size > (1 << 20))
+		return ms_err_set(err, EINVAL,
+				  "struct %s in the kernel's BTF has a bad size (kernel %s)",
+				  name, release);
+	s->id = id;
+	s->size = (size_t)size;
+	return 0;
+}
+
+/*
+ * Finds member name of the struct or union tid, looking into anonymous
+ * members (unions in 6.14's attribute_group), and adds its byte offset.
+ */
+static bool find_member(const struct btf *btf, unsigned int tid,
+			const char *name, size_t *off, unsigned int *type)
+{
+	const struct btf_type *t = btf__type_by_id(btf, tid);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_composite(t))
+		return false;
+	m = btf_members(t);
+	for (unsigned int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		size_t bit = btf_member_bit_offset(t, i);
+		size_t sub = 0;
+		int rt;
+
+		/* No field we read is a bitfield. */
+		if (btf_member_bitfield_size(t, i) || bit % 8)
+			continue;
+		if (mn && !strcmp(mn, name)) {
+			*off += bit / 8;
+			*type = m->type;
+			return true;
+		}
+		if (mn && *mn)
+			continue;
+		rt = btf__resolve_type(btf, m->type);
+		if (rt > 0 && find_member(btf, (unsigned int)rt, name, &sub,
+					  type)) {
+			*off += bit / 8 + sub;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A member by dotted path ("battr.attr.name"). */
+static int field(const struct kstruct *s, const char *path, bool optional,
+		 struct kfield *f, struct ms_err *err)
+{
+	char buf[128], *part, *save = NULL;
+	unsigned int tid = (unsigned int)s->id, type = 0;
+	size_t off = 0;
+	long long size;
+
+	*f = (struct kfield){ 0 };
+	if (s->id < 0)
+		goto missing;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (part = strtok_r(buf, ".", &save); part;
+	     part = strtok_r(NULL, ".", &save)) {
+		int rt = btf__resolve_type(s->btf, tid);
+
+		if (rt < 0 || !find_member(s->btf, (unsigned int)rt, part, &off,
+					   &type))
+			goto missing;
+		tid = type;
+	}
+	size = btf__resolve_size(s->btf, type);
+	if (size < 0 || off + (size_t)size > s->size)
+		return ms_err_set(err, EINVAL,
+				  "struct %s field %s in the kernel's BTF is outside the struct (kernel %s)",
+				  s->name, path, s->release);
+	*f = (struct kfield){ off, (size_t)size, true };
+	return 0;
+missing:
+	if (optional)
+		return 0;
+	return ms_err_set(err, ENOENT,
+			  "struct %s has no field %s in the kernel's BTF (kernel %s)",
+			  s->name, path, s->release);
+}
+
+static int enum_value(const struct btf *btf, const char *type,
+		      const char *name, const char *release, int64_t *ret,
+		      struct ms_err *err)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_enum *e;
+
+	if (!t)
+		return ms_err_set(err, ENOENT,
+				  "the kernel's BTF has no enum %s (kernel %s)",
+				  type, release);
+	e = btf_enum(t);
+	for (unsigned int i = 0; i < btf_vlen(t); i++, e++) {
+		const char *n = btf__name_by_offset(btf, e->name_off);
+
+		if (n && !strcmp(n, name)) {
+			*ret = e->val;
+			return 0;
+		}
+	}
+	return ms_err_set(err, ENOENT,
+			  "enum %s has no %s in the kernel's BTF (kernel %s)",
+			  type, name, release);
+}
+
+static int module_fields(const struct btf *btf, const char *rel,
+			 struct klayout *l, struct ms_err *err)
+{
+	struct kstruct s, lh;
+	int r = find_struct(btf, "module", rel, false, &s, err);
+
+	if (!r)
+		r = find_struct(btf, "list_head", rel, false, &lh, err);
+	if (r)
+		return r;
+	l->mod_size = s.size;
+	if (!(r = field(&s, "state", false, &l->mod_state, err)) &&
+	    !(r = field(&s, "list", false, &l->mod_list, err)) &&
+	    !(r = field(&s, "name", false, &l->mod_name, err)) &&
+	    !(r = field(&s, "srcversion", true, &l->mod_srcversion, err)) &&
+	    !(r = field(&s, "kallsyms", true, &l->mod_kallsyms, err)) &&
+	    !(r = field(&s, "sect_attrs", false, &l->mod_sect_attrs, err)) &&
+	    !(r = field(&s, "notes_attrs", true, &l->mod_notes_attrs, err)) &&
+	    !(r = field(&s, "syms", true, &l->mod_syms, err)) &&
+	    !(r = field(&s, "num_syms", true, &l->mod_num_syms, err)))
+		r = field(&lh, "next", false, &l->list_next, err);
+	if (r)
+		return r;
+	if (!(r = enum_value(btf, "module_state", "MODULE_STATE_LIVE", rel,
+			     &l->st_live, err)) &&
+	    !(r = enum_value(btf, "module_state", "MODULE_STATE_COMING", rel,
+			     &l->st_coming, err)) &&
+	    !(r = enum_value(btf, "module_state", "MODULE_STATE_GOING", rel,
+			     &l->st_going, err)))
+		r = enum_value(btf, "module_state", "MODULE_STATE_UNFORMED",
+			       rel, &l->st_unformed, err);
+	return r;
+}
+
+static int sect_fields(const struct btf *btf, const char *rel,
+		       struct klayout *l, struct ms_err *err)
+{
+	struct kstruct sas, sa, ba, nas;
+	int r = find_struct(btf, "module_sect_attrs", rel, false, &sas, err);
+
+	if (!r)
+		r = find_struct(btf, "bin_attribute", rel, false, &ba, err);
+	/*
+	 * Before 6.14 each section is a struct module_sect_attr (battr,
+	 * address) and module_sect_attrs counts them in nsections; since
+	 * d8959b947a8d ("module: sysfs: Drop member
+	 * 'module_sect_attr::address'") the array is of bin_attribute,
+	 * the address in its private, the count the NULL-terminated
+	 * grp.bin_attrs.
+	 */
+	if (!r)
+		r = find_struct(btf, "module_sect_attr", rel, true, &sa, err);
+	if (!r)
+		r = find_struct(btf, "module_notes_attrs", rel, true, &nas, err);
+	if (r)
+		return r;
+	l->sas_size = sas.size;
+	l->ba_size = ba.size;
+	if ((r = field(&sas, "nsections", true, &l->sas_nsections, err)) ||
+	    (r = field(&sas, "attrs", false, &l->sas_attrs, err)) ||
+	    (r = field(&sas, "grp.bin_attrs", true, &l->sas_grp_bin_attrs,
+		       err)) ||
+	    (r = field(&ba, "attr.name", false, &l->ba_name, err)) ||
+	    (r = field(&ba, "size", false, &l->ba_len, err)) ||
+	    (r = field(&ba, "private", false, &l->ba_private, err)))
+		return r;
+	if (sa.id >= 0 && l->sas_nsections.found) {
+		l->sa_size = sa.size;
+		if ((r = field(&sa, "battr", false, &l->sa_battr, err)) ||
+		    (r = field(&sa, "address", false, &l->sa_address, err)))
+			return r;
+	} else {
+		if (!l->sas_grp_bin_attrs.found)
+			return ms_err_set(err, ENOENT,
+					  "struct module_sect_attrs has neither nsections nor grp.bin_attrs in the kernel's BTF (kernel %s)",
+					  rel);
+		l->sa_size = ba.size;
+		l->sa_battr = (struct kfield){ 0, ba.size, true };
+		l->sa_address = l->ba_private;
+	}
+	if (nas.id >= 0) {
+		l->nas_size = nas.size;
+		if ((r = field(&nas, "notes", false, &l->nas_notes, err)) ||
+		    (r = field(&nas, "attrs", false, &l->nas_attrs, err)))
+			return r;
+	}
+	return 0;
+}
+
+static int sym_fields(const struct btf *btf, const char *rel,
+		      struct klayout *l, struct ms_err *err)
+{
+	struct kstruct mk, ks, uts;
+	int r = find_struct(btf, "mod_kallsyms", rel, true, &mk, err);
+
+	if (!r)
+		r = find_struct(btf, "kernel_symbol", rel, true, &ks, err);
+	if (!r)
+		r = find_struct(btf, "uts_namespace", rel, false, &uts, err);
+	if (r)
+		return r;
+	if ((r = field(&uts, "name.release", false, &l->uts_release, err)) ||
+	    (r = field(&uts, "name.machine", false, &l->uts_machine, err)))
+		return r;
+	if (mk.id >= 0) {
+		l->mk_size = mk.size;
+		if ((r = field(&mk, "symtab", false, &l->mk_symtab, err)) ||
+		    (r = field(&mk, "num_symtab", false, &l->mk_num_symtab,
+			       err)) ||
+		    (r = field(&mk, "strtab", false, &l->mk_strtab, err)) ||
+		    (r = field(&mk, "typetab", false, &l->mk_typetab, err)))
+			return r;
+	}
+	if (ks.id >= 0) {
+		l->ks_size = ks.size;
+		/*
+		 * CONFIG_HAVE_ARCH_PREL32_RELOCATIONS (x86-64, arm64, ...)
+		 * stores offsets from the field itself (7290d5809571).
+		 */
+		if ((r = field(&ks, "value_offset", true, &l->ks_value, err)))
+			return r;
+		l->ks_prel32 = l->ks_value.found;
+		if (l->ks_prel32)
+			r = field(&ks, "name_offset", false, &l->ks_name, err);
+		else if (!(r = field(&ks, "value", false, &l->ks_value, err)))
+			r = field(&ks, "name", false, &l->ks_name, err);
+	}
+	return r;
+}
+
+int klayout_from_btf(const struct btf *btf, const char *release,
+		     struct klayout *l, struct ms_err *err)
+{
+	int r;
+
+	memset(l, 0, sizeof(*l));
+	if (!release)
+		release = "unknown";
+	r = module_fields(btf, release, l, err);
+	if (!r)
+		r = sect_fields(btf, release, l, err);
+	if (!r)
+		r = sym_fields(btf, release, l, err);
+	return r;
+}
