@@ -42,15 +42,24 @@ static const struct karch *karch(int machine)
 	return NULL;
 }
 
+/*
+ * By name, in a linear scan: a handful of lookups per run, and it works
+ * on any table (the image's, memory's, or a test's).
+ */
 int kern_sym(const struct kern *k, const char *name, uint64_t *ret,
 	     struct ms_err *err)
 {
+	const struct ms_ksym *s = NULL;
 	uint64_t a;
 
-	if (ms_ksymtab_lookup(k->ksyms, name, &a))
+	for (size_t i = 0; k->ksyms && i < k->ksyms->nsyms && !s; i++)
+		if (!strcmp(k->ksyms->syms[i].name, name))
+			s = &k->ksyms->syms[i];
+	if (!s)
 		return ms_err_set(err, ENOENT,
 				  "the kernel's kallsyms has no symbol %s (kernel %s)",
 				  name, k->release ? k->release : "unknown");
+	a = s->addr;
 	if (a >= k->link_start && a <= k->link_end)
 		a += (uint64_t)k->offset;
 	*ret = a;
@@ -433,8 +442,8 @@ static void drop_sectionless(struct ms_map *map)
 	map->nmodules = o;
 }
 
-static int fill_map(struct kern *k, const char *only_module,
-		    unsigned int flags, struct ms_map *map, struct ms_err *err)
+int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
+		  struct ms_map *map, struct ms_err *err)
 {
 	struct klayout l;
 	int r;
@@ -473,7 +482,7 @@ int ms_map_read_memory(const struct ms_mem_src *src, const char *only_module,
 	else
 		r = from_memory(&k, err);
 	if (!r)
-		r = fill_map(&k, only_module, flags, map, err);
+		r = kern_fill_map(&k, only_module, flags, map, err);
 	kern_clear(&k);
 	if (r) {
 		ms_map_free(map);

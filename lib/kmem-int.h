@@ -88,6 +88,14 @@ static inline uint64_t kget_field(const struct kern *k, const void *buf,
 	return f->found ? kget(k, buf, f->off, f->size) : 0;
 }
 
+/*
+ * With k's memory, symbols and BTF set: init_uts_ns, the module list and
+ * (MS_READ_CORE) the core symbols into an empty map, finished. Tests and
+ * fuzzing call it on a fake kernel.
+ */
+int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
+		  struct ms_map *map, struct ms_err *err);
+
 /* Walks the module list into map (kmem.c). */
 int kmem_read_modules(const struct kern *k, const struct klayout *l,
 		      const char *only_module, struct ms_map *map,
