@@ -124,7 +124,7 @@ check_comp() {
 }
 check_comp "completion: a subcommand ('modsect se' -> sections)" sections "$MODSECT" se
 check_comp "completion: subcommands ('modsect d')" $'debuginfo\ndecode' "$MODSECT" d
-check_comp "completion: a command's options ('modsect capture --k')" --kallsyms "$MODSECT" capture --k
+check_comp "completion: a command's options ('modsect capture --k')" $'--kallsyms\n--kernel-image' "$MODSECT" capture --k
 check_comp "completion: options that apply ('modsect kallsyms --ca')" --capture "$MODSECT" kallsyms --ca
 mkdir -p "$T/files/subdir"
 : >"$T/files/layout.txt"

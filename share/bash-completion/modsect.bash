@@ -71,6 +71,8 @@ _modsect_modules() {
 
 _modsect_files() {
 	local IFS=$'\n' kind=$1 cur=$2
+	# numbers (--baud N, --timeout SECONDS) have nothing to complete
+	[[ $kind == N || $kind == SECONDS ]] && return
 	compopt -o filenames 2>/dev/null
 	if [[ $kind == DIR ]]; then
 		COMPREPLY+=($(compgen -d -- "$cur"))
