@@ -43,6 +43,16 @@ static const struct karch *karch(int machine)
 }
 
 /*
+ * KASLR moves everything from _text on, also what lies past _end
+ * (__init_scratch_end); absolute per-cpu symbols (KALLSYMS_ABSOLUTE_PERCPU)
+ * are offsets below it and stay.
+ */
+uint64_t kern_moved(const struct kern *k, uint64_t a)
+{
+	return k->offset && a >= k->link_start ? a + (uint64_t)k->offset : a;
+}
+
+/*
  * By name, in a linear scan: a handful of lookups per run, and it works
  * on any table (the image's, memory's, or a test's).
  */
@@ -50,7 +60,6 @@ int kern_sym(const struct kern *k, const char *name, uint64_t *ret,
 	     struct ms_err *err)
 {
 	const struct ms_ksym *s = NULL;
-	uint64_t a;
 
 	for (size_t i = 0; k->ksyms && i < k->ksyms->nsyms && !s; i++)
 		if (!strcmp(k->ksyms->syms[i].name, name))
@@ -59,10 +68,7 @@ int kern_sym(const struct kern *k, const char *name, uint64_t *ret,
 		return ms_err_set(err, ENOENT,
 				  "the kernel's kallsyms has no symbol %s (kernel %s)",
 				  name, k->release ? k->release : "unknown");
-	a = s->addr;
-	if (a >= k->link_start && a <= k->link_end)
-		a += (uint64_t)k->offset;
-	*ret = a;
+	*ret = kern_moved(k, s->addr);
 	return 0;
 }
 
@@ -347,6 +353,7 @@ static int from_memory(struct kern *k, struct ms_err *err)
 		return r;
 	k->link_start = 0;
 	k->link_end = 0;
+	k->offset = 0;
 	r = sym_range(k, "__start_BTF", "__stop_BTF", &at, &len, 64u << 20,
 		      err);
 	if (!r && !len)
@@ -418,10 +425,8 @@ static int add_core(struct ms_map *map, const struct kern *k)
 {
 	for (size_t i = 0; i < k->ksyms->nsyms; i++) {
 		const struct ms_ksym *s = &k->ksyms->syms[i];
-		uint64_t a = s->addr;
+		uint64_t a = kern_moved(k, s->addr);
 
-		if (a >= k->link_start && a <= k->link_end)
-			a += (uint64_t)k->offset;
 		if (ms_map_add_core(map, s->name, a, s->type))
 			return -ENOMEM;
 	}

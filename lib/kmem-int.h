@@ -27,7 +27,7 @@ struct kern {
 	struct ms_ksymtab *own_ksyms; /* from memory, if no image */
 	const struct ms_ksymtab *ksyms; /* the image's or own_ksyms */
 	int64_t offset; /* runtime = ksyms address + offset (KASLR) */
-	uint64_t link_start, link_end; /* symbols in here move by offset */
+	uint64_t link_start, link_end; /* the image, _text.._end */
 	struct btf *btf;
 	void *btf_data; /* read from memory, if no image */
 	int ptr_size; /* 4 or 8 */
@@ -38,6 +38,8 @@ struct kern {
 	char *build_id; /* the running kernel's, hex */
 };
 
+/* Runtime address of a link-time address of the kallsyms table. */
+uint64_t kern_moved(const struct kern *k, uint64_t a);
 /* Runtime address of a core kernel symbol; -ENOENT with a message. */
 int kern_sym(const struct kern *k, const char *name, uint64_t *ret,
 	     struct ms_err *err);
