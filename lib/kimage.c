@@ -1,45 +1,455 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Kernel images: placeholder until written (replace this whole file). */
+/*
+ * Kernel images: what the kernel the user booted says about itself,
+ * without a debug build. The image (kunpack.c) gives a vmlinux ELF,
+ * stripped (no .symtab, but .rodata, .notes, .BTF and program headers),
+ * or a raw arm64 Image (kraw.c); from it: the GNU build-id and where its
+ * bytes are linked, the linux_banner string and its address, BTF, and
+ * kallsyms decoded from .rodata (ksymtab.c), all at link addresses.
+ *
+ * One copy of the kernel is kept: the decompressed buffer, or the file
+ * itself mapped copy-on-write (libelf may convert in place).
+ */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "kmem.h"
+#include "kimage-int.h"
+
+static const char banner_magic[] = "Linux version ";
+
+static int map_file(const char *path, uint8_t **ret, size_t *len_ret,
+		    struct ms_err *err)
+{
+	struct stat st;
+	void *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return ms_err_errno(err, errno, "%s", path);
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return ms_err_errno(err, e, "%s", path);
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < 64) {
+		close(fd);
+		return ms_err_set(err, EINVAL, "%s: %s", path,
+				  S_ISREG(st.st_mode) ?
+					  "too small for a kernel image" :
+					  "not a regular file");
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		 fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return ms_err_errno(err, errno, "%s: mmap", path);
+	*ret = p;
+	*len_ret = (size_t)st.st_size;
+	return 0;
+}
+
+int kimage_add_seg(struct ms_kimage *k, uint64_t addr, uint64_t size,
+		   size_t off)
+{
+	struct kimage_seg *n = realloc(k->segs, (k->nsegs + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	k->segs = n;
+	n[k->nsegs++] = (struct kimage_seg){ addr, size, off };
+	return 0;
+}
+
+static uint32_t get32(const struct ms_kimage *k, const uint8_t *p)
+{
+	return k->big_endian ?
+		       (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3] :
+		       (uint32_t)p[3] << 24 | p[2] << 16 | p[1] << 8 | p[0];
+}
+
+bool kimage_note_build_id(struct ms_kimage *k, const uint8_t *p, size_t len,
+			  uint64_t addr)
+{
+	size_t off = 0;
+
+	/* ELF notes: namesz, descsz, type, name and desc padded to 4 */
+	while (len - off >= 12) {
+		uint32_t nsz = get32(k, p + off), dsz = get32(k, p + off + 4);
+		uint32_t type = get32(k, p + off + 8);
+		size_t name = off + 12, nlen = (nsz + 3ul) & ~3ul, desc;
+
+		if (nlen > len - name)
+			return false;
+		desc = name + nlen;
+		if (dsz > len - desc)
+			return false;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && nsz == 4 &&
+		    !memcmp(p + name, "GNU", 4) && dsz > 0 && dsz <= 64) {
+			for (uint32_t i = 0; i < dsz; i++)
+				snprintf(k->build_id + 2 * i, 3, "%02x",
+					 p[desc + i]);
+			k->build_id_addr = addr + desc;
+			return true;
+		}
+		off = desc + dsz;
+		off += (4 - off % 4) % 4;
+		if (off > len)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * linux_banner: "Linux version ...\n". Since v6.1 the image also keeps
+ * init/version.c's weak first-link copy, "#" with no build number
+ * (2df8220cc511 "kbuild: build init/built-in.a just once"); the strong
+ * one from init/version-timestamp.c has "#<number>", so it wins.
+ */
+bool kimage_pick_banner(struct ms_kimage *k, const uint8_t *p, size_t len,
+			uint64_t addr)
+{
+	const uint8_t *s = p, *end = p + len;
+	bool best = false;
+
+	while ((s = memmem(s, (size_t)(end - s), banner_magic,
+			   sizeof(banner_magic) - 1))) {
+		const uint8_t *z = memchr(
+			s, 0,
+			(size_t)(end - s) < 1024 ? (size_t)(end - s) : 1024);
+		const uint8_t *h;
+		bool ok = z && z > s && z[-1] == '\n', numbered;
+
+		for (const uint8_t *c = s; ok && c < z - 1; c++)
+			ok = *c >= 0x20 && *c < 0x7f;
+		if (ok) {
+			h = memchr(s, '#', (size_t)(z - s));
+			numbered = h && h[1] >= '0' && h[1] <= '9';
+			if (!k->banner || (numbered && !best)) {
+				k->banner = (const char *)s;
+				k->banner_addr = addr + (uint64_t)(s - p);
+				best = numbered;
+			}
+			if (best)
+				return true;
+		}
+		s++;
+	}
+	return k->banner != NULL;
+}
+
+static const char *section_name(Elf *elf, size_t shstrndx, const GElf_Shdr *sh)
+{
+	const char *n = elf_strptr(elf, shstrndx, sh->sh_name);
+
+	return n ? n : "";
+}
+
+/* Section data inside our buffer (libelf gives pointers into it). */
+static const uint8_t *section_bytes(struct ms_kimage *k, const GElf_Shdr *sh)
+{
+	if (sh->sh_type == SHT_NOBITS || sh->sh_offset > k->size ||
+	    sh->sh_size > k->size - sh->sh_offset)
+		return NULL;
+	return k->data + sh->sh_offset;
+}
+
+static int elf_segments(struct ms_kimage *k, struct ms_err *err)
+{
+	size_t n;
+
+	if (elf_getphdrnum(k->elf, &n))
+		return ms_err_set(err, EINVAL, "%s: libelf: %s", k->path,
+				  elf_errmsg(-1));
+	k->start = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		/*
+		 * x86_64 links .data..percpu at 0 (a PT_LOAD at vaddr 0):
+		 * not where the image is.
+		 */
+		if (!gelf_getphdr(k->elf, (int)i, &ph) ||
+		    ph.p_type != PT_LOAD || ph.p_vaddr == 0)
+			continue;
+		if (ph.p_vaddr < k->start)
+			k->start = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > k->end)
+			k->end = ph.p_vaddr + ph.p_memsz;
+		if (ph.p_offset > k->size ||
+		    ph.p_filesz > k->size - ph.p_offset)
+			return ms_err_set(
+				err, EINVAL,
+				"%s: a PT_LOAD segment (offset 0x%" PRIx64
+				", %" PRIu64
+				" bytes) is past the end of the ELF (%zu bytes)",
+				k->path, ph.p_offset, ph.p_filesz, k->size);
+		if (kimage_add_seg(k, ph.p_vaddr, ph.p_filesz, ph.p_offset))
+			return ms_err_set(err, ENOMEM, "out of memory");
+	}
+	if (k->start == UINT64_MAX)
+		k->start = 0;
+	return 0;
+}
+
+/*
+ * A kernel linked -pie with --no-apply-dynamic-relocs (arm64) relocates
+ * itself at boot: kallsyms_relative_base reads 0 and its value is the
+ * addend of the dynamic relocation at its place (see kraw.c).
+ */
+static void unapplied_relbase(struct ms_kimage *k, uint64_t place)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(k->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Rela r;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+			continue;
+		for (int i = 0; (size_t)i < sh.sh_size / sh.sh_entsize; i++)
+			if (gelf_getrela(d, i, &r) && r.r_offset == place) {
+				ms_ksymtab_relocate(k->ksyms,
+						    (uint64_t)r.r_addend);
+				return;
+			}
+	}
+}
+
+/*
+ * A debug vmlinux has _text and _end in .symtab: exact where PT_LOAD is
+ * not (x86_64's .init.scratch is past _end, arm64's _end is aligned).
+ */
+static void symtab_range(struct ms_kimage *k, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	uint64_t text = 0, end = 0;
+	GElf_Sym sym;
+
+	for (int i = 0;
+	     d && sh->sh_entsize && (size_t)i < sh->sh_size / sh->sh_entsize;
+	     i++) {
+		const char *n;
+
+		if (!gelf_getsym(d, i, &sym) ||
+		    !(n = elf_strptr(k->elf, sh->sh_link, sym.st_name)))
+			continue;
+		if (!strcmp(n, "_text"))
+			text = sym.st_value;
+		else if (!strcmp(n, "_end"))
+			end = sym.st_value;
+	}
+	if (text && text < end)
+		k->start = text, k->end = end;
+}
+
+static int elf_load(struct ms_kimage *k, struct ms_err *err)
+{
+	struct ms_ksymtab_info info;
+	const uint8_t *rodata = NULL;
+	uint64_t rodata_addr = 0;
+	size_t rodata_len = 0, shstrndx;
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	int r;
+
+	elf_version(EV_CURRENT);
+	k->elf = elf_memory((char *)k->data, k->size);
+	if (!k->elf || !gelf_getehdr(k->elf, &eh))
+		return ms_err_set(err, EINVAL, "%s: libelf: %s", k->path,
+				  elf_errmsg(-1));
+	k->machine = eh.e_machine;
+	k->elfclass = eh.e_ident[EI_CLASS];
+	k->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		return ms_err_set(
+			err, EINVAL,
+			"%s: ELF type %u is not a linked kernel (a module or object file?)",
+			k->path, eh.e_type);
+	if ((r = elf_segments(k, err)))
+		return r;
+	if (elf_getshdrstrndx(k->elf, &shstrndx))
+		return ms_err_set(err, EINVAL, "%s: libelf: %s", k->path,
+				  elf_errmsg(-1));
+	while ((scn = elf_nextscn(k->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		const uint8_t *p;
+
+		if (!gelf_getshdr(scn, &sh) || !(p = section_bytes(k, &sh)))
+			continue;
+		name = section_name(k->elf, shstrndx, &sh);
+		if (sh.sh_type == SHT_NOTE && (sh.sh_flags & SHF_ALLOC) &&
+		    !k->build_id[0])
+			kimage_note_build_id(k, p, sh.sh_size, sh.sh_addr);
+		else if (!strcmp(name, ".BTF"))
+			k->btf = p, k->btf_len = sh.sh_size;
+		else if (!strcmp(name, ".rodata"))
+			rodata = p, rodata_len = sh.sh_size,
+			rodata_addr = sh.sh_addr;
+		else if (sh.sh_type == SHT_SYMTAB)
+			symtab_range(k, scn, &sh);
+	}
+	if (!rodata) {
+		k->ksyms_r = ms_err_set(
+			&k->ksyms_err, ENOENT,
+			"%s: no .rodata section to find kallsyms in", k->path);
+		return 0;
+	}
+	kimage_pick_banner(k, rodata, rodata_len, rodata_addr);
+	/* every scripts/kallsyms since 2.6 writes its tables to .rodata */
+	k->ksyms_r = ms_ksymtab_find_info(rodata, rodata_len, rodata_addr,
+					  k->elfclass == ELFCLASS32 ? 4 : 8,
+					  k->big_endian, &k->ksyms, &info,
+					  &k->ksyms_err);
+	if (k->ksyms_r)
+		ms_err_prefix(&k->ksyms_err, "%s: .rodata", k->path);
+	else if (info.mode == MS_KSYM_RELATIVE && info.relbase == 0)
+		unapplied_relbase(k, rodata_addr + info.relbase_off);
+	return 0;
+}
+
+void ms_kimage_free(struct ms_kimage *k)
+{
+	if (!k)
+		return;
+	ms_ksymtab_free(k->ksyms);
+	if (k->elf)
+		elf_end(k->elf);
+	if (k->data_owned)
+		free(k->data);
+	if (k->map)
+		munmap(k->map, k->map_len);
+	free(k->segs);
+	free(k->path);
+	free(k);
+}
 
 int ms_kimage_open(const char *path, struct ms_kimage **ret, struct ms_err *err)
 {
-	(void)ret;
-	return ms_err_set(err, ENOTSUP, "--kernel-image %s: not implemented yet",
-			  path);
+	struct ms_kimage *k = calloc(1, sizeof(*k));
+	uint8_t *out;
+	size_t olen;
+	uint64_t a, b;
+	int r;
+
+	*ret = NULL;
+	if (!k || !(k->path = strdup(path))) {
+		free(k);
+		return ms_err_set(err, ENOMEM, "out of memory");
+	}
+	r = map_file(path, &k->map, &k->map_len, err);
+	if (!r)
+		r = ms_kunpack(k->map, k->map_len, path, &out, &olen, k->kind,
+			       sizeof(k->kind), err);
+	if (r)
+		goto fail;
+	if (out) {
+		/* the compressed file is not needed any more */
+		munmap(k->map, k->map_len);
+		k->map = NULL;
+		k->data = out;
+		k->data_owned = true;
+	} else {
+		k->data = k->map;
+	}
+	k->size = olen;
+	r = memcmp(k->data, "\177ELF", 4) ? kimage_raw_load(k, err) :
+					    elf_load(k, err);
+	if (r)
+		goto fail;
+	/* _text .. _end as kallsyms has them: PT_LOAD may go past _end */
+	if (k->ksyms && !ms_ksymtab_lookup(k->ksyms, "_text", &a) &&
+	    !ms_ksymtab_lookup(k->ksyms, "_end", &b) && a < b)
+		k->start = a, k->end = b;
+	*ret = k;
+	return 0;
+fail:
+	ms_kimage_free(k);
+	return r;
 }
 
-void ms_kimage_free(struct ms_kimage *k) { (void)k; }
-const char *ms_kimage_path(const struct ms_kimage *k) { (void)k; return ""; }
-const char *ms_kimage_kind(const struct ms_kimage *k) { (void)k; return ""; }
-int ms_kimage_elf_machine(const struct ms_kimage *k) { (void)k; return 0; }
-int ms_kimage_elf_class(const struct ms_kimage *k) { (void)k; return 0; }
-const char *ms_kimage_build_id(const struct ms_kimage *k) { (void)k; return NULL; }
-uint64_t ms_kimage_build_id_addr(const struct ms_kimage *k) { (void)k; return 0; }
-const char *ms_kimage_banner(const struct ms_kimage *k) { (void)k; return NULL; }
-uint64_t ms_kimage_banner_addr(const struct ms_kimage *k) { (void)k; return 0; }
+const char *ms_kimage_path(const struct ms_kimage *k)
+{
+	return k->path;
+}
+
+const char *ms_kimage_kind(const struct ms_kimage *k)
+{
+	return k->kind;
+}
+
+int ms_kimage_elf_machine(const struct ms_kimage *k)
+{
+	return k->machine;
+}
+
+int ms_kimage_elf_class(const struct ms_kimage *k)
+{
+	return k->elfclass;
+}
+
+const char *ms_kimage_build_id(const struct ms_kimage *k)
+{
+	return k->build_id[0] ? k->build_id : NULL;
+}
+
+uint64_t ms_kimage_build_id_addr(const struct ms_kimage *k)
+{
+	return k->build_id[0] ? k->build_id_addr : 0;
+}
+
+const char *ms_kimage_banner(const struct ms_kimage *k)
+{
+	return k->banner;
+}
+
+uint64_t ms_kimage_banner_addr(const struct ms_kimage *k)
+{
+	return k->banner ? k->banner_addr : 0;
+}
+
 const void *ms_kimage_btf(const struct ms_kimage *k, size_t *len_ret)
 {
-	(void)k;
-	*len_ret = 0;
-	return NULL;
+	*len_ret = k->btf ? k->btf_len : 0;
+	return k->btf;
 }
+
 int ms_kimage_ksymtab(struct ms_kimage *k, const struct ms_ksymtab **ret,
 		      struct ms_err *err)
 {
-	(void)k, (void)ret;
-	return ms_err_set(err, ENOTSUP, "not implemented yet");
+	*ret = k->ksyms;
+	if (k->ksyms)
+		return 0;
+	*err = k->ksyms_err;
+	return k->ksyms_r;
 }
+
 int ms_kimage_bytes(const struct ms_kimage *k, uint64_t addr, size_t len,
 		    const void **ret)
 {
-	(void)k, (void)addr, (void)len, (void)ret;
+	for (size_t i = 0; i < k->nsegs; i++) {
+		const struct kimage_seg *s = &k->segs[i];
+
+		if (addr >= s->addr && addr - s->addr <= s->size &&
+		    len <= s->size - (addr - s->addr)) {
+			*ret = k->data + s->off + (addr - s->addr);
+			return 0;
+		}
+	}
 	return -ENOENT;
 }
+
 void ms_kimage_range(const struct ms_kimage *k, uint64_t *start, uint64_t *end)
 {
-	(void)k;
-	*start = *end = 0;
+	*start = k->start;
+	*end = k->end;
 }
