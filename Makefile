@@ -28,7 +28,7 @@ all: deps-quiet $(BIN)
 # unit tests of pieces the command line does not reach alone.
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/%,$(wildcard tests/tools/*.c))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
-$(BUILD)/tests/%: tests/tools/%.c $(LIB_OBJS) $(HDRS)
+$(BUILD)/tests/%: tests/tools/%.c $(LIB_OBJS) $(HDRS) $(wildcard tests/tools/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(LIB_OBJS) $(LIBS) $(LDFLAGS)
 test-tools: $(TEST_TOOLS)
@@ -86,12 +86,12 @@ clean:
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab
+FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem
 FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 
-build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) $(HDRS)
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) $(HDRS) $(wildcard tests/tools/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
 		$(FUZZ_FLAGS) -D_GNU_SOURCE -Ilib \

@@ -11,8 +11,8 @@ OUT=${1:?usage: fuzz/seeds.sh OUTDIR}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 . "$(dirname "$0")/../tests/lib.sh"
 set -e
-rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress}
-mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress}
+rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem}
+mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem}
 
 KO=$T/mod/testmod.ko
 R=$T/root
@@ -87,6 +87,26 @@ PC is at testmod_func+0x4/0x8 [testmod]
 Call trace:
  [<c0a14000>] [<ffffffffc0a14000>] [<ffffffffffffffffff>]
 X
+# ksymtab: synthetic kallsyms tables in each layout (tests/ksymgen.py),
+# behind fuzz_ksymtab's first byte (bit 0: 32-bit, bit 1: big endian).
+for cfg in "0 v6.1 --percpu" "0 v6.2" "0 v6.4" "0 pcrel" "0 v6.4 --absolute" \
+	"1 v6.1 --ptr 4" "3 v6.4 --ptr 4 --be" "2 v6.2 --be"; do
+	set -- $cfg
+	flag=$1 lay=$2
+	shift 2
+	python3 "$TESTS_DIR/ksymgen.py" --n 300 --layout "$lay" "$@" "$T/ks.bin" "$T/ks.exp"
+	{ printf "\\$(printf %o "$flag")"; cat "$T/ks.bin"; } >"$OUT/ksymtab/$lay$(echo "$*" | tr -d ' ').bin"
+done
+
+# kmem: the fake kernel's memory (tests/tools/fakekern.h) as fuzz_kmem
+# maps it, from kmemwalk (make test-tools, or make san); both layouts.
+KW=$TEST_TOOLS/kmemwalk
+[ -x "$KW" ] || KW=$TOP/build/san/tests/kmemwalk
+[ -x "$KW" ] || { echo "seeds.sh: no kmemwalk (make test-tools)" >&2; exit 1; }
+for m in good layout614; do
+	"$KW" --dump-seed "$OUT/kmem/$m.bin" "$m"
+done
+
 echo "seeds in $OUT:" >&2
 for d in "$OUT"/*/; do echo "  $(basename "$d"): $(ls "$d" | wc -l)" >&2; done
 finish >/dev/null

@@ -225,6 +225,12 @@ static int sect_fields(const struct btf *btf, const char *rel,
 		l->sa_battr = (struct kfield){ 0, ba.size, true };
 		l->sa_address = l->ba_private;
 	}
+	/* Sub-structs are read inside the outer buffers: BTF must agree. */
+	if (l->sa_battr.off + l->ba_size > l->sa_size ||
+	    l->sas_attrs.off > l->sas_size)
+		return ms_err_set(err, EINVAL,
+				  "struct module_sect_attr does not hold its bin_attribute in the kernel's BTF (kernel %s)",
+				  rel);
 	if (nas.id >= 0) {
 		l->nas_size = nas.size;
 		if ((r = field(&nas, "notes", false, &l->nas_notes, err)) ||

@@ -8,6 +8,7 @@
  * Everything read here is untrusted: pointers may point anywhere, counts
  * may be huge, strings may not end, lists may loop.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -67,15 +68,28 @@ static int read_name(const struct kern *k, uint64_t addr, const char *what,
 	return r;
 }
 
+/*
+ * Arrays grow by doubling, at powers of two of their count (the count
+ * is the only size a struct ms_module keeps).
+ */
+static int grow(void **arr, size_t n, size_t size)
+{
+	void *p;
+
+	if (n & (n - 1))
+		return 0;
+	p = realloc(*arr, (n ? 2 * n : 16) * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
 static int add_section(struct ms_module *m, char *name, uint64_t addr)
 {
-	struct ms_section *s = realloc(m->sections, (m->nsections + 1) *
-							    sizeof(*s));
-
-	if (!s)
+	if (grow((void **)&m->sections, m->nsections, sizeof(*m->sections)))
 		return -ENOMEM;
-	m->sections = s;
-	s[m->nsections++] = (struct ms_section){ name, addr };
+	m->sections[m->nsections++] = (struct ms_section){ name, addr };
 	return 0;
 }
 
@@ -192,25 +206,32 @@ static int read_build_id(const struct kern *k, const struct klayout *l,
 
 static int add_ksym(struct ms_module *m, char *name, uint64_t addr, char type)
 {
-	struct ms_ksym *s = realloc(m->ksyms, (m->nksyms + 1) * sizeof(*s));
-
-	if (!s)
+	if (grow((void **)&m->ksyms, m->nksyms, sizeof(*m->ksyms)))
 		return -ENOMEM;
-	m->ksyms = s;
-	s[m->nksyms++] = (struct ms_ksym){ name, addr, type };
+	m->ksyms[m->nksyms++] = (struct ms_ksym){ name, addr, type };
 	return 0;
 }
 
 /* An exported symbol: the address its __ksymtab entry gives, and name. */
 struct kexp {
-	uint64_t value, name;
+	uint64_t value, name_addr;
+	char *name;
 };
 
 static int cmp_kexp(const void *a, const void *b)
 {
 	const struct kexp *x = a, *y = b;
 
-	return x->value < y->value ? -1 : x->value > y->value;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void kexp_free(struct kexp *e, size_t n)
+{
+	for (size_t i = 0; e && i < n; i++)
+		free(e[i].name);
+	free(e);
 }
 
 /*
@@ -251,38 +272,34 @@ static int read_exports(const struct kern *k, const struct klayout *l,
 			int32_t nm = (int32_t)kget_field(k, s, &l->ks_name);
 
 			e[i].value = at + l->ks_value.off + (uint64_t)(int64_t)v;
-			e[i].name = at + l->ks_name.off + (uint64_t)(int64_t)nm;
+			e[i].name_addr = at + l->ks_name.off + (uint64_t)(int64_t)nm;
 		} else {
 			e[i].value = kget_field(k, s, &l->ks_value);
-			e[i].name = kget_field(k, s, &l->ks_name);
+			e[i].name_addr = kget_field(k, s, &l->ks_name);
 		}
 	}
 	free(buf);
+	/* Each name read once: n symbols at one value cost n reads, not n^2. */
+	for (size_t i = 0; !r && i < n; i++)
+		r = ms_mem_read_string(k->mem, e[i].name_addr,
+				       KMEM_KSYM_NAME_LEN, "export name",
+				       &e[i].name, err);
+	if (r) {
+		kexp_free(e, n);
+		return r;
+	}
 	qsort(e, n, sizeof(*e), cmp_kexp);
 	*ret = e;
 	*nret = n;
 	return 0;
 }
 
-static int is_exported(const struct kern *k, const struct kexp *e, size_t n,
-		       const char *name, uint64_t value, bool *ret,
-		       struct ms_err *err)
+static bool is_exported(const struct kexp *e, size_t n, const char *name,
+			uint64_t value)
 {
-	size_t lo = MS_UPPER_BOUND(e, n, value, value);
+	struct kexp key = { .value = value, .name = (char *)name };
 
-	*ret = false;
-	for (; lo > 0 && e[lo - 1].value == value && !*ret; lo--) {
-		char *s;
-		int r = ms_mem_read_string(k->mem, e[lo - 1].name,
-					   KMEM_KSYM_NAME_LEN, "export name",
-					   &s, err);
-
-		if (r)
-			return r;
-		*ret = !strcmp(s, name);
-		free(s);
-	}
-	return 0;
+	return n && bsearch(&key, e, n, sizeof(*e), cmp_kexp);
 }
 
 /* Elf32_Sym and Elf64_Sym as the ELF ABI lays them out. */
@@ -428,13 +445,20 @@ static int read_ksyms(const struct kern *k, const struct klayout *l,
 			r = ms_err_errno(err, ENOMEM, "module symbols");
 			break;
 		}
-		r = is_exported(k, exp, nexp, name, v, &up, err);
-		if (!r && add_ksym(m, name, v, set_case(t.types[i], up)))
+		up = is_exported(exp, nexp, name, v);
+		/* the type goes into a capture line as one character */
+		if ((unsigned char)t.types[i] <= ' ' ||
+		    (unsigned char)t.types[i] >= 0x7f)
+			r = ms_err_set(err, EBADMSG,
+				       "symbol %s in %s has type 0x%02x, which is no symbol type (corrupted memory?)",
+				       MS_ESC(name), k->origin,
+				       (unsigned char)t.types[i]);
+		else if (add_ksym(m, name, v, set_case(t.types[i], up)))
 			r = ms_err_errno(err, ENOMEM, "module symbols");
 		if (r)
 			free(name);
 	}
-	free(exp);
+	kexp_free(exp, nexp);
 	symtab_clear(&t);
 	return r;
 }
@@ -447,8 +471,7 @@ static int check_modname(const struct kern *k, uint64_t at, const char *name,
 				  "module at 0x%" PRIx64 " in %s has no name",
 				  at, k->origin);
 	for (const char *p = name; *p; p++)
-		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f ||
-		    *p == '/')
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
 			return ms_err_set(err, EBADMSG,
 					  "module at 0x%" PRIx64 " in %s has a name that is no file name (%s)",
 					  at, k->origin, MS_ESC(name));
@@ -479,6 +502,15 @@ static int read_module(const struct kern *k, const struct klayout *l,
 	if (!r && sv)
 		r = ms_mem_read_string(k->mem, sv, 128, "module srcversion",
 				       &m->srcversion, err);
+	if (!r && m->srcversion && !*m->srcversion) {
+		free(m->srcversion); /* an empty one says nothing */
+		m->srcversion = NULL;
+	}
+	for (const char *p = m->srcversion; !r && p && *p; p++)
+		if (!isalnum((unsigned char)*p))
+			r = ms_err_set(err, EBADMSG,
+				       "srcversion at 0x%" PRIx64 " in %s is not alphanumeric (%s)",
+				       sv, k->origin, MS_ESC(m->srcversion));
 	if (!r)
 		r = read_build_id(k, l, mod, m, err);
 	if (!r)
@@ -492,13 +524,9 @@ static int read_module(const struct kern *k, const struct klayout *l,
 
 static int add_module(struct ms_map *map, struct ms_module *m)
 {
-	struct ms_module *n = realloc(map->modules, (map->nmodules + 1) *
-							    sizeof(*n));
-
-	if (!n)
+	if (grow((void **)&map->modules, map->nmodules, sizeof(*map->modules)))
 		return -ENOMEM;
-	map->modules = n;
-	n[map->nmodules++] = *m;
+	map->modules[map->nmodules++] = *m;
 	return 0;
 }
 
@@ -527,7 +555,7 @@ int kmem_read_modules(const struct kern *k, const struct klayout *l,
 {
 	struct seen seen = { calloc(2 * 16384, sizeof(uint64_t)), 2 * 16384 };
 	unsigned char *mod = malloc(l->mod_size);
-	uint64_t head, node;
+	uint64_t head, node, prev = 0;
 	size_t n = 0;
 	int r;
 
@@ -550,15 +578,20 @@ int kmem_read_modules(const struct kern *k, const struct klayout *l,
 			r = ms_err_set(err, EBADMSG,
 				       "the module list in %s has more than %d entries (corrupted memory?)",
 				       k->origin, KMEM_MAX_MODULES);
-		else if (!node || !seen_add(&seen, node))
+		else if (!node)
 			r = ms_err_set(err, EBADMSG,
-				       "the module list in %s %s at 0x%" PRIx64 " (corrupted memory, or it changed while read)",
-				       k->origin, node ? "loops" : "ends", at);
+				       "the module list in %s ends in a NULL pointer after 0x%" PRIx64 " (corrupted memory, or it changed while read)",
+				       k->origin, prev);
+		else if (!seen_add(&seen, node))
+			r = ms_err_set(err, EBADMSG,
+				       "the module list in %s loops at 0x%" PRIx64 " (corrupted memory, or it changed while read)",
+				       k->origin, at);
 		if (!r)
 			r = ms_mem_read(k->mem, at, mod, l->mod_size,
 					"struct module", err);
 		if (r)
 			break;
+		prev = at;
 		node = kget(k, mod, l->mod_list.off + l->list_next.off,
 			    (size_t)k->ptr_size);
 		/* Not in sysfs or kallsyms yet: like the kernel, skip it. */
