@@ -11,8 +11,8 @@ OUT=${1:?usage: fuzz/seeds.sh OUTDIR}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 . "$(dirname "$0")/../tests/lib.sh"
 set -e
-rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem}
-mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem}
+rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp}
+mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp}
 
 KO=$T/mod/testmod.ko
 R=$T/root
@@ -106,6 +106,20 @@ KW=$TEST_TOOLS/kmemwalk
 for m in good layout614; do
 	"$KW" --dump-seed "$OUT/kmem/$m.bin" "$m"
 done
+
+# rsp: a stub's traffic as fuzz_rsp reads it: one byte (the size of the
+# pieces it is fed in), then packets with their checksums.
+rsp_pkt() {
+	local sum
+	sum=$(printf '%s' "$1" | od -An -tu1 | tr -s ' ' '\n' | awk '{ s += $1 } END { printf "%02x", s % 256 }')
+	printf '$%s#%s' "$1" "$sum"
+}
+{ printf '\007'; rsp_pkt 'T05thread:01;'; printf '+'
+  rsp_pkt 'PacketSize=1000;qXfer:features:read+;vContSupported+;multiprocess+'
+  rsp_pkt '0*"'; rsp_pkt 'E14'; rsp_pkt 'OK'; } >"$OUT/rsp/session.bin"
+{ printf '\003'; rsp_pkt 'l<target><architecture>i386:x86-64</architecture></target>'
+  rsp_pkt 'T0510:00e0ffffffffffff;06:0000000000000000;thread:p01.01;'
+  rsp_pkt 'ffffffff81000000deadbeef'; printf -- '-'; rsp_pkt 'W00'; } >"$OUT/rsp/features.bin"
 
 echo "seeds in $OUT:" >&2
 for d in "$OUT"/*/; do echo "  $(basename "$d"): $(ls "$d" | wc -l)" >&2; done
