@@ -360,7 +360,7 @@ static int from_memory(struct kern *k, struct ms_err *err)
 		r = ms_err_set(err, ENOTSUP,
 			       "%s: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF); modsect needs it for struct module",
 			       k->origin);
-	if (!r && !(k->btf_data = malloc(len)))
+	if (!r && !(k->btf_data = malloc(len + 1)))
 		r = ms_err_errno(err, ENOMEM, "BTF");
 	if (!r)
 		r = ms_mem_read(k->mem, at, k->btf_data, len, "the kernel's BTF",

@@ -531,6 +531,7 @@ static int add_module(struct ms_map *map, struct ms_module *m)
 }
 
 /* Open addressing over node addresses: a loop in the list is an error. */
+#define SEEN_SLOTS ((size_t)32768) /* a power of two over 2 * KMEM_MAX_MODULES */
 struct seen {
 	uint64_t *slot;
 	size_t size;
@@ -553,7 +554,7 @@ int kmem_read_modules(const struct kern *k, const struct klayout *l,
 		      const char *only_module, struct ms_map *map,
 		      struct ms_err *err)
 {
-	struct seen seen = { calloc(2 * 16384, sizeof(uint64_t)), 2 * 16384 };
+	struct seen seen = { calloc(SEEN_SLOTS, sizeof(uint64_t)), SEEN_SLOTS };
 	unsigned char *mod = malloc(l->mod_size);
 	uint64_t head, node, prev = 0;
 	size_t n = 0;

@@ -71,9 +71,6 @@ int ms_mem_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 /* A NUL-terminated string of at most max bytes (with the NUL) at addr. */
 int ms_mem_read_string(struct ms_mem *m, uint64_t addr, size_t max,
 		       const char *what, char **ret, struct ms_err *err);
-/* Convenience: pointer-sized (class) and fixed-size little/big endian. */
-int ms_mem_read_u64(struct ms_mem *m, uint64_t addr, const char *what,
-		    uint64_t *ret, struct ms_err *err);
 /*
  * Value of KEY=value in VMCOREINFO text (a copy, caller frees), or NULL
  * with errno ENOENT if the source has no VMCOREINFO or no such key.

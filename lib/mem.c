@@ -162,17 +162,6 @@ int ms_mem_read_string(struct ms_mem *m, uint64_t addr, size_t max,
 			  what, addr, m->origin, max);
 }
 
-int ms_mem_read_u64(struct ms_mem *m, uint64_t addr, const char *what,
-		    uint64_t *ret, struct ms_err *err)
-{
-	uint64_t v;
-	int r = ms_mem_read(m, addr, &v, sizeof(v), what, err);
-
-	if (!r)
-		*ret = v;
-	return r;
-}
-
 char *ms_mem_vmcoreinfo_get(struct ms_mem *m, const char *key)
 {
 	const char *text = m->ops->vmcoreinfo ? m->ops->vmcoreinfo(m) : NULL;
