@@ -25,7 +25,7 @@ export MODSECT_STATIC=$top/modsect-static
 export MODSECT_VM_OUT=$out/vm MODSECT_VM_RUN=$out/vm/run
 # 55-60 modules with their dependencies: filesystems, device mapper, RAID,
 # networking, crypto; all load in a TCG guest without hardware.
-export MODSECT_VM_STOCK_MODULES=${BENCH_MODULES:-"btrfs xfs ext4 dm-crypt raid456 isofs udf nls_utf8 vfat nfsv4 fuse overlay squashfs loop zram sctp bridge vxlan wireguard ceph"}
+export MODSECT_VM_STOCK_MODULES=${BENCH_MODULES:-"qemu_fw_cfg btrfs xfs ext4 dm-crypt raid456 isofs udf nls_utf8 vfat nfsv4 fuse overlay squashfs loop zram sctp bridge vxlan wireguard ceph"}
 export MODSECT_VM_MEM=1024M
 # shellcheck source=../tests/vm/lib.sh
 . "$top/tests/vm/lib.sh"

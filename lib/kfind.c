@@ -84,15 +84,16 @@ static bool offset_from_vmcoreinfo(struct kern *k)
 {
 	char *v = ms_mem_vmcoreinfo_get(k->mem, "KERNELOFFSET"), *end;
 	uint64_t off;
+	bool ok;
 
 	if (!v)
 		return false;
 	off = strtoull(v, &end, 16);
+	ok = end != v && !*end;
 	free(v);
-	if (end == v || *end)
-		return false;
-	k->offset = (int64_t)off;
-	return true;
+	if (ok)
+		k->offset = (int64_t)off;
+	return ok;
 }
 
 /* Does memory hold the image's linux_banner at its place moved by off? */

@@ -319,8 +319,13 @@ vm_start() {
 		# ttyS0: kernel console -> console.log
 		# ttyS1: guest capture/acks -> serial1.log
 		# ttyS2: host -> guest triggers via FIFO trigger.in (trigger.out unused)
+		# qmp.sock: QMP for vm_dump.  -device vmcoreinfo: the guest's
+		# qemu_fw_cfg driver hands QEMU its VMCOREINFO note for dumps.
+		rm -f "$VM_RUN/qmp.sock"
 		qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp 1 \
 			-nographic -nodefaults -monitor none -no-reboot \
+			-qmp "unix:$VM_RUN/qmp.sock,server=on,wait=off" \
+			-device vmcoreinfo \
 			-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
 			-append "console=ttyS0 panic=1 loglevel=7 ${MODSECT_VM_APPEND:-}" \
 			-serial "file:$VM_RUN/console.log" \
@@ -463,6 +468,59 @@ vm_pause() {
 vm_resume() {
 	timeout 60 gdb -q -nx -batch -ex "target remote 127.0.0.1:$VM_GDB_PORT" \
 		-ex detach >/dev/null 2>&1 || vm_die "vm_resume: gdb could not attach"
+}
+
+# vm_dump FILE [FORMAT [TIMEOUT]]: QMP dump-guest-memory of the running VM
+# into FILE (absolute or relative to the current directory), FORMAT elf
+# (default), kdump-zlib, kdump-lzo or kdump-snappy (the last two are not
+# built into Debian's QEMU 7.2), physical memory only (paging: false).  QEMU stops the guest while it dumps and lets it run
+# again after.  Waits (query-dump) until the dump completed, at most
+# TIMEOUT seconds (default 300).  The dump carries the guest's VMCOREINFO
+# only if the guest loaded qemu_fw_cfg (CONFIG_FW_CFG_SYSFS).
+vm_dump() {
+	local file=$1 format=${2:-elf} timeout=${3:-300}
+	[ -S "$VM_RUN/qmp.sock" ] || vm_die "vm_dump: no QMP socket $VM_RUN/qmp.sock"
+	case $file in /*) ;; *) file=$PWD/$file ;; esac
+	rm -f "$file"
+	timeout "$((timeout + 10))" python3 - "$VM_RUN/qmp.sock" "$file" "$format" "$timeout" <<'EOF_PY' ||
+import json, socket, sys, time
+sock_path, path, fmt, limit = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(limit)
+s.connect(sock_path)
+f = s.makefile("rw")
+def reply():
+    # Skip asynchronous events (STOP, RESUME, DUMP_COMPLETED...).
+    while True:
+        line = f.readline()
+        if not line:
+            sys.exit("vm_dump: QMP connection closed")
+        msg = json.loads(line)
+        if "return" in msg:
+            return msg["return"]
+        if "error" in msg:
+            sys.exit("vm_dump: QMP error: %s" % msg["error"].get("desc", msg))
+def cmd(name, **args):
+    f.write(json.dumps({"execute": name, "arguments": args}) + "\n")
+    f.flush()
+    return reply()
+json.loads(f.readline())  # greeting
+cmd("qmp_capabilities")
+cmd("dump-guest-memory", paging=False, protocol="file:" + path,
+    format=fmt, detach=True)
+end = time.time() + limit
+while True:
+    st = cmd("query-dump")
+    if st["status"] == "completed":
+        break
+    if st["status"] == "failed":
+        sys.exit("vm_dump: dump-guest-memory %s failed" % fmt)
+    if time.time() > end:
+        sys.exit("vm_dump: dump not complete after %gs: %s" % (limit, st))
+    time.sleep(0.2)
+EOF_PY
+		vm_die "vm_dump $file $format failed"
+	[ -s "$file" ] || vm_die "vm_dump: $file is empty"
 }
 
 # vm_stop: ask the guest to power off, then make sure QEMU is gone.

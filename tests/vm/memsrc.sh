@@ -1,0 +1,461 @@
+#!/bin/bash
+# tests/vm/memsrc.sh - the memory sources against a real kernel (QEMU, TCG,
+# KASLR on, Debian's kernel): the section map read from the kernel's own
+# memory over QEMU's gdbstub and from vmcores, against the guest's own sysfs
+# capture of the same boot.
+#
+#   MODSECT=build/san/modsect MODSECT_STATIC=$PWD/modsect-static tests/vm/memsrc.sh
+#
+# One boot; the guest also loads qemu_fw_cfg, which hands QEMU's vmcoreinfo
+# device the kernel's VMCOREINFO, so dumps carry it.
+#
+#  1. vmcore: QMP dump-guest-memory to an ELF vmcore and to kdump-zlib
+#     (vm_dump).  Through the test helper memread (lib/vmcore.c): VMCOREINFO
+#     has the guest's OSRELEASE and a KERNELOFFSET; linux_banner at its
+#     kallsyms address is the guest's "Linux version" line; every module's
+#     .text reads, the same bytes from both dumps; unmapped and user-space
+#     addresses are clear errors.
+#  2. the whole map: `modsect capture` from --remote (TCP, with and without
+#     --kernel-image), from both vmcores (with and without --kernel-image)
+#     and from --remote on a tty (socat pty, --baud 115200) equals the
+#     guest's sysfs capture module by module and section by section;
+#     `modsect gdb --all --remote` written with no gdb attached, then sourced
+#     by a gdb on the stub: every module symbol of kallsyms (unique, in the
+#     module file's symtab) is at its kallsyms address; a vmlinuz whose
+#     build-id differs (a fake bzImage made from the real one) is refused
+#     with both build-ids named; the guest still runs after all that.
+#  3. bench: the time of `modsect capture --remote` (TCP, with and without
+#     the image; the tty) and the tty capture's round trips (packets modsect
+#     sent, counted in socat's log), in $VM_RUN/memsrc/bench.txt.
+#
+# Prints "ok: ..." / "FAIL: ..." per check, then "N passed, N failed"; exit 1
+# if anything failed.  Run as root (see README.md).  Environment: MODSECT
+# (default ./modsect), MODSECT_STATIC (static modsect for the guest's
+# capture; default ./modsect-static), MODSECT_VM_GDB_TIMEOUT (120 s),
+# MODSECT_VM_KEEP_DUMPS=1 keeps the dumps, and lib.sh's MODSECT_VM_*.  By
+# default this test's build products and run state are in out/memsrc/ (its
+# initramfs differs from the other tests').
+set -u
+unset DEBUGINFOD_URLS
+VM_DIR0=$(cd "$(dirname "$0")" && pwd)
+export MODSECT_VM_OUT=${MODSECT_VM_OUT:-$VM_DIR0/out/memsrc}
+export MODSECT_VM_STOCK_MODULES=${MODSECT_VM_STOCK_MODULES:-"crc-itu-t dm-mod isofs qemu_fw_cfg"}
+. "$VM_DIR0/lib.sh"
+
+TOP=$(cd "$VM_DIR/../.." && pwd)
+GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-120}
+MODSECT=${MODSECT:-$TOP/modsect}
+case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
+[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
+# The test helpers are built beside the binary under test (tests/lib.sh).
+if [ "$MODSECT" = "$TOP/modsect" ]; then
+	TEST_TOOLS=${TEST_TOOLS:-$TOP/build/tests}
+else
+	TEST_TOOLS=${TEST_TOOLS:-$(dirname "$MODSECT")/tests}
+fi
+[ -x "$TEST_TOOLS/memread" ] || vm_die "$TEST_TOOLS/memread missing (make test-tools, or make san)"
+if [ -z "${MODSECT_STATIC:-}" ] && [ -x "$TOP/modsect-static" ]; then
+	export MODSECT_STATIC=$TOP/modsect-static
+fi
+for t in python3 socat gdb; do
+	command -v "$t" >/dev/null 2>&1 || vm_die "$t is missing (scripts/deps.sh check installs it)"
+done
+
+npass=0 nfail=0
+ok() { printf 'ok: %s\n' "$*"; npass=$((npass + 1)); }
+bad() { printf 'FAIL: %s\n' "$*"; nfail=$((nfail + 1)); }
+detail() { sed 's/^/    | /'; }
+
+vm_setup
+vm_start
+
+W=$VM_RUN/memsrc
+rm -rf "$W"
+mkdir -p "$W/ko" "$W/sym"
+# Run copies: a `make` elsewhere in the tree may replace the binaries.
+cp "$MODSECT" "$W/modsect" && cp "$TEST_TOOLS/memread" "$W/memread" ||
+	vm_die "cannot copy $MODSECT or $TEST_TOOLS/memread"
+MS=$W/modsect
+MEMREAD=$W/memread
+SOCAT_PID=
+cleanup() {
+	if [ -n "$SOCAT_PID" ]; then
+		kill "$SOCAT_PID" 2>/dev/null
+		wait "$SOCAT_PID" 2>/dev/null
+		SOCAT_PID=
+	fi
+	[ "${MODSECT_VM_KEEP_DUMPS:-0}" = 1 ] || rm -f "$W/core.elf" "$W/core.kdump"
+	vm_stop
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# run NAME CMD...: stdout in $W/NAME.out, stderr in $W/NAME.err, the time in
+# seconds in $W/NAME.time.  Returns the status.  A sanitizer report fails.
+run() {
+	local name=$1 rc=0 t0 t1
+	shift
+	t0=$(date +%s.%N)
+	"$@" >"$W/$name.out" 2>"$W/$name.err" || rc=$?
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' >"$W/$name.time"
+	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$W/$name.err"; then
+		bad "$name: sanitizer report"
+		grep -m 12 -E 'ERROR: |SUMMARY: | #[0-9] ' "$W/$name.err" | detail
+	fi
+	return "$rc"
+}
+
+REF=$VM_RUN/capture.txt
+if [ -z "${MODSECT_STATIC:-}" ]; then
+	bad "MODSECT_STATIC not set: the guest ran no modsect capture to compare with"
+elif grep -qx 'rc=0' "$VM_RUN/capture-stderr.txt" && grep -q '^modsect-capture 1$' "$REF"; then
+	ok "guest's sysfs capture: $(grep -c '^module ' "$REF") modules, $(grep -c '^section ' "$REF") sections, $(grep -c '^kallsyms ' "$REF") kallsyms lines"
+else
+	bad "guest's modsect capture failed"
+	detail <"$VM_RUN/capture-stderr.txt"
+fi
+if grep -q '^FAIL' "$VM_RUN/insmod.txt"; then
+	bad "guest insmod failed"
+	detail <"$VM_RUN/insmod.txt"
+fi
+KREL=$(cat "$VM_RUN/uname.txt")
+MODS=$(awk '$2 == ".text" { print $1 }' "$VM_RUN/sections.txt" | sort -u)
+
+# --- 1. vmcores through lib/vmcore.c ----------------------------------------------
+t0=$(date +%s)
+vm_dump "$W/core.elf" elf
+t1=$(date +%s)
+vm_dump "$W/core.kdump" kdump-zlib
+t2=$(date +%s)
+echo "info: ELF vmcore $(($(stat -c %s "$W/core.elf") >> 20)) MiB in $((t1 - t0)) s, kdump-zlib $(($(stat -c %s "$W/core.kdump") >> 20)) MiB in $((t2 - t1)) s"
+
+# The banner the kernel printed first at boot is linux_banner itself, what
+# /proc/version shows (dmesg-0 is the guest's dmesg after boot).
+BANNER=$(sed -n 's/^\[[ 0-9.]*\] \(Linux version .*\)$/\1/p' "$VM_RUN/dmesg-0.txt" | head -n 1)
+BANNER_ADDR=$(awk '$3 == "linux_banner" { print $1; exit }' "$VM_RUN/kallsyms-all.txt")
+[ -n "$BANNER" ] || bad "no 'Linux version' line in the guest's dmesg"
+[ -n "$BANNER_ADDR" ] || bad "no linux_banner in the guest's kallsyms"
+# hex2str: the bytes of memread's "ADDR HEX" line up to the first NUL.
+hex2str() { awk '{ print $2 }' | python3 -c 'import sys; sys.stdout.write(bytes.fromhex(sys.stdin.read().strip()).split(b"\0")[0].decode("latin-1"))'; }
+
+for fmt in elf kdump; do
+	core=$W/core.$fmt
+	if run "vmcoreinfo-$fmt" "$MEMREAD" --vmcore "$core" --vmcoreinfo OSRELEASE --vmcoreinfo KERNELOFFSET; then
+		rel=$(sed -n 's/^OSRELEASE=//p' "$W/vmcoreinfo-$fmt.out")
+		off=$(sed -n 's/^KERNELOFFSET=//p' "$W/vmcoreinfo-$fmt.out")
+		if [ "$rel" = "$KREL" ] && [[ $off =~ ^[0-9a-f]+$ ]]; then
+			ok "[$fmt] VMCOREINFO: OSRELEASE=$rel (guest's uname -r), KERNELOFFSET=$off"
+		else
+			bad "[$fmt] VMCOREINFO: OSRELEASE='$rel' (guest: $KREL), KERNELOFFSET='$off'"
+			detail <"$W/vmcoreinfo-$fmt.out"
+		fi
+	else
+		bad "[$fmt] memread --vmcore failed"
+		detail <"$W/vmcoreinfo-$fmt.err"
+	fi
+	n=$((${#BANNER} + 2))
+	if [ -n "$BANNER_ADDR" ] && run "banner-$fmt" "$MEMREAD" --vmcore "$core" "$BANNER_ADDR" "$n"; then
+		got=$(hex2str <"$W/banner-$fmt.out")
+		if [ "$got" = "$BANNER" ]; then
+			ok "[$fmt] linux_banner at $BANNER_ADDR: '${got:0:40}...' == the guest's"
+		else
+			bad "[$fmt] linux_banner at $BANNER_ADDR differs from the guest's"
+			printf 'guest:  %s\nvmcore: %s\n' "$BANNER" "$got" | detail
+		fi
+	else
+		bad "[$fmt] reading linux_banner at ${BANNER_ADDR:-?} failed"
+		detail <"$W/banner-$fmt.err"
+	fi
+	# Each module's .text (the first 256 bytes): mapped, read, compared
+	# between the formats below.
+	: >"$W/text-$fmt.txt"
+	nt=0
+	for m in $MODS; do
+		a=$(awk -v m="$m" '$1 == m && $2 == ".text" { print $3 }' "$VM_RUN/sections.txt")
+		if run "text-$fmt-$m" "$MEMREAD" --vmcore "$core" "${a#0x}" 256; then
+			echo "$m $(cat "$W/text-$fmt-$m.out")" >>"$W/text-$fmt.txt"
+			nt=$((nt + 1))
+		else
+			bad "[$fmt] $m .text at $a: read failed"
+			detail <"$W/text-$fmt-$m.err"
+		fi
+	done
+	[ "$nt" = 0 ] || ok "[$fmt] .text of $nt modules read (256 bytes each)"
+	# An unmapped kernel address (the bottom of the module area, below
+	# the randomized module base) and a user-space one: clear errors.
+	for a in ffffffffc0000000:'is not mapped in the dumped kernel' 10:'is not a kernel address'; do
+		if run "unmapped-$fmt" "$MEMREAD" --vmcore "$core" "${a%%:*}" 8; then
+			bad "[$fmt] reading 0x${a%%:*} succeeded: $(cat "$W/unmapped-$fmt.out")"
+		elif grep -q "0x${a%%:*} ${a#*:}" "$W/unmapped-$fmt.err"; then
+			ok "[$fmt] 0x${a%%:*}: $(sed 's/.*: \(0x[0-9a-f]* \)/\1/' "$W/unmapped-$fmt.err")"
+		else
+			bad "[$fmt] reading 0x${a%%:*}: unclear error"
+			detail <"$W/unmapped-$fmt.err"
+		fi
+	done
+done
+if [ -s "$W/text-elf.txt" ] && cmp -s "$W/text-elf.txt" "$W/text-kdump.txt" &&
+	[ "$(grep -c . "$W/text-elf.txt")" = "$(echo "$MODS" | wc -w)" ]; then
+	ok "module .text bytes identical in the ELF and kdump vmcores ($(echo "$MODS" | wc -w) modules)"
+else
+	bad "module .text bytes differ between the ELF and kdump vmcores"
+	diff "$W/text-elf.txt" "$W/text-kdump.txt" | cut -c1-120 | detail
+fi
+if run not-a-vmcore "$MEMREAD" --vmcore "$VM_RUN/sections.txt" ||
+	! grep -q 'not a vmcore' "$W/not-a-vmcore.err"; then
+	bad "a text file as --vmcore: no clear error"
+	detail <"$W/not-a-vmcore.err"
+else
+	ok "a text file as --vmcore: $(cat "$W/not-a-vmcore.err")"
+fi
+
+# --- 2. the whole map from memory ---------------------------------------------------
+# cap_split FILE DIR: a capture without its '#' line, as DIR/header (the
+# lines that are no module's) and DIR/M for each module M: its module,
+# build-id and section lines in file order, then its kallsyms lines sorted
+# (their order in memory need not be /proc/kallsyms').
+cap_split() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	: >"$2/header"
+	awk -v d="$2" '
+		/^#/ { next }
+		$1 == "module" || $1 == "build-id" || $1 == "section" { print > (d "/" $2); next }
+		$1 == "kallsyms" { print > (d "/" $2 ".kallsyms"); next }
+		{ print > (d "/header") }' "$1"
+	for k in "$2"/*.kallsyms; do
+		[ -e "$k" ] || continue
+		sort "$k" >>"${k%.kallsyms}"
+		rm -f "$k"
+	done
+}
+
+# cap_compare LABEL FILE: FILE (a capture from memory) equals the guest's
+# sysfs capture, module by module; a diff per module on failure.
+cap_compare() {
+	local label=$1 got=$2 d=$W/cmp/$1 m diffs=
+	cap_split "$REF" "$d/guest"
+	cap_split "$got" "$d/mem"
+	diff -u --label "guest sysfs" --label "$label" "$d/guest/header" "$d/mem/header" >"$d/diff" || diffs=" header"
+	for m in $( (ls "$d/guest"; ls "$d/mem") | grep -vx header | sort -u); do
+		if [ ! -e "$d/mem/$m" ]; then
+			echo "module $m: only in the guest's capture" >>"$d/diff"
+		elif [ ! -e "$d/guest/$m" ]; then
+			echo "module $m: only in $label" >>"$d/diff"
+		elif diff -u --label "$m (guest sysfs)" --label "$m ($label)" "$d/guest/$m" "$d/mem/$m" >>"$d/diff"; then
+			continue
+		fi
+		diffs="$diffs $m"
+	done
+	if [ -z "$diffs" ]; then
+		ok "$label: the map == the guest's sysfs capture ($(grep -c '^module ' "$got") modules, $(grep -c '^section ' "$got") sections, $(grep -c '^kallsyms ' "$got") kallsyms lines)"
+	else
+		bad "$label: the map differs from the guest's sysfs capture in:$diffs"
+		head -n 60 "$d/diff" | detail
+	fi
+}
+
+# capture LABEL ARGS...: modsect capture ARGS -o FILE, compared.
+capture() {
+	local label=$1
+	shift
+	if run "cap-$label" "$MS" capture "$@" -o "$W/cap-$label.txt"; then
+		cap_compare "$label" "$W/cap-$label.txt"
+	else
+		bad "$label: modsect capture $* failed"
+		head -n 5 "$W/cap-$label.err" | detail
+	fi
+}
+
+REMOTE=127.0.0.1:$VM_GDB_PORT
+capture vmcore-elf-image --vmcore "$W/core.elf" --kernel-image "$VM_KERNEL"
+capture vmcore-elf --vmcore "$W/core.elf"
+capture vmcore-kdump-image --vmcore "$W/core.kdump" --kernel-image "$VM_KERNEL"
+capture vmcore-kdump --vmcore "$W/core.kdump"
+capture remote-image --remote "$REMOTE" --kernel-image "$VM_KERNEL"
+capture remote --remote "$REMOTE"
+
+# The tty path: modsect on a pty that socat joins to the gdbstub.  socat's
+# -v log of what modsect sent counts its packets ('$' starts each one; the
+# hex of 'm' requests has none).
+socat -v "pty,link=$W/tty,raw,echo=0" "tcp:$REMOTE" 2>"$W/socat.log" &
+SOCAT_PID=$!
+for _ in $(seq 50); do [ -e "$W/tty" ] && break; sleep 0.1; done
+if [ -e "$W/tty" ]; then
+	capture remote-tty-image --remote "$W/tty" --baud 115200 --kernel-image "$VM_KERNEL"
+else
+	bad "socat made no pty $W/tty"
+	detail <"$W/socat.log"
+fi
+kill "$SOCAT_PID" 2>/dev/null
+wait "$SOCAT_PID" 2>/dev/null
+SOCAT_PID=
+TTY_PACKETS=$(python3 - "$W/socat.log" <<'EOF'
+import re, sys
+# "> DATE TIME  length=N from=A to=B\n" comes before each chunk of data,
+# which need not end in a newline; ">" is what modsect sent.
+parts = re.split(r"([<>]) \d{4}/\d\d/\d\d [0-9:.]+ +length=\d+ from=\d+ to=\d+\n",
+                 open(sys.argv[1], errors="replace").read())
+print(sum(parts[i + 1].count("$") for i in range(1, len(parts) - 1, 2)
+          if parts[i] == ">"))
+EOF
+)
+
+# A vmlinuz of another build: the real bzImage with the build-id bytes of
+# its vmlinux changed (the payload decompressed, the 20 bytes of the GNU
+# build-id note flipped, gzip'ed, appended to a copy of the file, and
+# payload_offset/payload_length pointed at it).
+KBID=$(sed -n 's/^kernel-build-id //p' "$REF")
+WRONG=$VM_OUT/wrong-vmlinuz
+WRONG_BID=$(python3 - "$VM_KERNEL" "$WRONG" "$KBID" <<'EOF'
+import gzip, lzma, struct, sys, zlib
+src, dst, bid = sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3])
+img = bytearray(open(src, "rb").read())
+pm = ((img[0x1f1] or 4) + 1) * 512
+off, plen = struct.unpack_from("<II", img, 0x248)
+pay = bytes(img[pm + off:pm + off + plen])
+if pay.startswith(b"\xfd7zXZ\0"):
+    raw = lzma.LZMADecompressor(lzma.FORMAT_XZ).decompress(pay)
+elif pay.startswith(b"\x1f\x8b"):
+    raw = zlib.decompressobj(31).decompress(pay)
+else:
+    sys.exit("payload compression not known: %s" % pay[:6].hex())
+note = struct.pack("<III", 4, 20, 3) + b"GNU\0"
+if raw.count(note + bid) != 1:
+    sys.exit("build-id %s not found once in the vmlinux" % bid.hex())
+new = bytes(b ^ 0xff for b in bid)
+raw = raw.replace(note + bid, note + new)
+pay = gzip.compress(raw, 1) + struct.pack("<I", len(raw))
+struct.pack_into("<II", img, 0x248, len(img) - pm, len(pay))
+open(dst, "wb").write(img + pay)
+print(new.hex())
+EOF
+) || bad "could not make a vmlinuz with another build-id"
+if [ -n "$WRONG_BID" ]; then
+	for src in "remote:--remote $REMOTE" "vmcore:--vmcore $W/core.kdump"; do
+		# shellcheck disable=SC2086
+		if run "wrong-${src%%:*}" "$MS" capture ${src#*:} --kernel-image "$WRONG" -o "$W/wrong.txt"; then
+			bad "[${src%%:*}] a vmlinuz with build-id $WRONG_BID was accepted for the kernel $KBID"
+		elif grep -q "$WRONG_BID" "$W/wrong-${src%%:*}.err" && grep -q "$KBID" "$W/wrong-${src%%:*}.err"; then
+			ok "[${src%%:*}] a vmlinuz of another build refused: $(head -c 300 "$W/wrong-${src%%:*}.err")"
+		else
+			bad "[${src%%:*}] a vmlinuz of another build refused without naming both build-ids ($WRONG_BID, $KBID)"
+			head -n 5 "$W/wrong-${src%%:*}.err" | detail
+		fi
+	done
+fi
+
+# modsect gdb --all --remote, written while no gdb is attached; then a gdb
+# on the stub sources it.  Expected: for each module, the kallsyms names
+# defined once in its file's symtab and once in kallsyms, not generated
+# (.LC*, __UNIQUE_ID_*, _note_*) nor in .init.*, and unique across modules
+# (one gdb holds them all): "<name> <kallsyms address>" (test.sh's check).
+while read -r p; do
+	b=${p##*/}
+	m=${b%.ko*}
+	m=${m//-/_}
+	case $p in
+	*.ko) f=$p ;;
+	*.ko.xz) f=$W/ko/$m.ko; xz -dc "$p" >"$f" ;;
+	*.ko.zst) f=$W/ko/$m.ko; zstd -qdc "$p" >"$f" ;;
+	*.ko.gz) f=$W/ko/$m.ko; gzip -dc "$p" >"$f" ;;
+	esac
+	echo "$m $f"
+done <"$VM_MODLIST" >"$W/modules"
+echo "modsect_test $VM_TESTMOD_KO" >>"$W/modules"
+while read -r m f; do
+	awk -v m="$m" '$4 == "[" m "]" { print $1, $3 }' "$VM_RUN/kallsyms.txt" >"$W/sym/$m.kall"
+	{
+		readelf -SW "$f" | awk '/^ *\[ *[0-9]+\]/ { s = $0; sub(/^ *\[ */, "", s); n = s; sub(/\].*/, "", n); sub(/^[0-9]+\] */, "", s); split(s, w, " "); print "S", n, w[1] }'
+		readelf -sW "$f" | awk '$1 ~ /^[0-9]+:$/ && $7 ~ /^[0-9]+$/ && $4 != "SECTION" && $4 != "FILE" && $8 != "" { print "Y", $7, $8 }'
+	} >"$W/sym/$m.elf"
+	awk '$1 == "Y" { print $3 }' "$W/sym/$m.elf" | sort -u >"$W/sym/$m.defs"
+	awk '
+		FILENAME ~ /\.elf$/ && $1 == "S" { sec[$2] = $3; next }
+		FILENAME ~ /\.elf$/ && $1 == "Y" { nf[$3]++; fsec[$3] = sec[$2]; next }
+		{ nk[$2]++; addr[$2] = $1; order[++n] = $2 }
+		END {
+			for (i = 1; i <= n; i++) {
+				s = order[i]
+				if (s ~ /^\.LC/ || s ~ /^__UNIQUE_ID_/ || s ~ /^_note_/) continue
+				if (!(s in nf) || nf[s] != 1 || nk[s] != 1) continue
+				if (fsec[s] ~ /^\.init\./) continue
+				print s, addr[s]
+			}
+		}' "$W/sym/$m.elf" "$W/sym/$m.kall" >"$W/sym/$m.exp"
+done <"$W/modules"
+: >"$W/sym/all.uexp"
+while read -r m _; do
+	others=$(awk -v m="$m" '$1 != m { print "'"$W/sym/"'" $1 ".defs" }' "$W/modules")
+	# shellcheck disable=SC2086
+	awk 'FILENAME != ARGV[ARGC-1] { d[$1] = 1; next } !($1 in d)' $others "$W/sym/$m.exp" >>"$W/sym/all.uexp"
+done <"$W/modules"
+
+if run gdb-remote "$MS" gdb --all --remote "$REMOTE" --kernel-image "$VM_KERNEL" \
+	--search "$VM_OUT/testmod" -o "$W/remote.gdb"; then
+	n=$(grep -c '^add-symbol-file ' "$W/remote.gdb")
+	nm=$(echo "$MODS" | wc -w)
+	if [ "$n" = "$nm" ]; then
+		ok "modsect gdb --all --remote: $n add-symbol-file commands for $nm modules"
+	else
+		bad "modsect gdb --all --remote: $n add-symbol-file commands, $nm modules loaded"
+	fi
+	{
+		echo "set pagination off"
+		echo "set confirm off"
+		echo "set width 0"
+		echo "target remote $REMOTE"
+		echo "source $W/remote.gdb"
+		echo "source $VM_DIR/symdump.py"
+		echo "python ms_addr('$W/sym/all.uexp', 'SYM')"
+		echo "detach"
+	} >"$W/remote-session.gdb"
+	rc=0
+	timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$W/remote-session.gdb" >"$W/remote-session.out" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || bad "gdb on the stub: exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+	res=$(awk '
+		FILENAME == ARGV[1] { want[$1] = $2; order[++n] = $1; next }
+		$1 == "SYM" { g = $3; while (length(g) < 16) g = "0" g; got[$2] = g; next }
+		$1 == "SYMERR" { e = $0; sub(/^[^ ]+ [^ ]+ /, "", e); err[$2] = e }
+		END {
+			for (i = 1; i <= n; i++) {
+				s = order[i]
+				if (s in got && got[s] == want[s]) { okn++; continue }
+				bad++
+				if (bad <= 10) printf "  %s: want %s, got %s\n", s, want[s], (s in got ? got[s] : (s in err ? "error: " err[s] : "nothing"))
+			}
+			printf "RESULT %d %d\n", okn, bad
+		}' "$W/sym/all.uexp" "$W/remote-session.out")
+	read -r _ nok nbad <<<"$(tail -n 1 <<<"$res")"
+	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
+		ok "gdb on the stub sourcing modsect gdb --all --remote: $nok/$nok module symbols at their kallsyms addresses"
+	else
+		bad "gdb on the stub sourcing modsect gdb --all --remote: $nbad of $((nok + nbad)) module symbols not at their kallsyms addresses"
+		sed '$d' <<<"$res" | detail
+	fi
+else
+	bad "modsect gdb --all --remote failed"
+	head -n 5 "$W/gdb-remote.err" | detail
+fi
+
+# Every remote reader must have let the guest run again.
+if vm_cmd dmesg 60; then
+	ok "the guest still runs after the remote captures"
+else
+	bad "the guest does not answer after the remote captures"
+	vm_resume
+fi
+
+# --- 3. bench -------------------------------------------------------------------------
+{
+	echo "# modsect capture from memory, $(date -u +%Y-%m-%dT%H:%MZ), kernel $KREL, TCG"
+	for l in remote-image remote remote-tty-image vmcore-elf-image vmcore-elf vmcore-kdump-image vmcore-kdump; do
+		[ -e "$W/cap-$l.time" ] && echo "capture $l seconds $(cat "$W/cap-$l.time")"
+	done
+	echo "capture remote-tty-image packets-sent ${TTY_PACKETS:-?}"
+} >"$W/bench.txt"
+sed 's/^/bench: /' "$W/bench.txt"
+
+echo "$npass passed, $nfail failed"
+[ "$nfail" = 0 ]
