@@ -60,7 +60,7 @@
 /* '?' of a stopped target answers at once; a running one never does. */
 #define STOP_QUERY_MS 1000u
 #define DETACH_MS 2000u
-#define XML_MAX (64u * 1024)
+#define XML_MAX ((size_t)64 * 1024)
 
 struct remote {
 	int fd;
@@ -342,7 +342,7 @@ static int transact(struct remote *s, const char *req, unsigned int wait_ms,
 		case RSP_RX_TOOLONG:
 			return fatal(
 				s, err, EMSGSIZE,
-				"reply from %s to %s is longer than %u bytes (no '#')",
+				"reply from %s to %s is longer than %zu bytes (no '#')",
 				s->origin, req_name(req), RSP_MAX_PACKET);
 		case RSP_RX_PACKET:
 			r = got_packet(s, req, flags, &unsolicited, rep, err);
@@ -450,7 +450,7 @@ static int remote_pc(struct ms_mem *m, uint64_t *pc, struct ms_err *err)
 	r = transact(s, req, s->timeout_ms, 0, &rep, err);
 	if (r)
 		return r;
-	if (rep.kind == RSP_DATA && rep.len == 2 * a->pc_size &&
+	if (rep.kind == RSP_DATA && rep.len == 2 * (size_t)a->pc_size &&
 	    !rsp_hex_le(rep.data, rep.len, pc))
 		return 0;
 	/*
@@ -466,7 +466,7 @@ static int remote_pc(struct ms_mem *m, uint64_t *pc, struct ms_err *err)
 	if (rep.kind == RSP_DATA &&
 	    rep.len >= 2 * (size_t)a->pc_size * (a->pc_regno + 1) &&
 	    !rsp_hex_le(rep.data + 2 * (size_t)a->pc_size * a->pc_regno,
-			2 * a->pc_size, pc))
+			2 * (size_t)a->pc_size, pc))
 		return 0;
 	return ms_err_set(
 		err, ENOTSUP,

@@ -25,9 +25,9 @@ struct ms_err;
  * expansion: a stub that sends more is broken or hostile. Our largest
  * request asks for RSP_MAX_READ bytes, 2 * RSP_MAX_READ hex digits.
  */
-#define RSP_MAX_PACKET (64u * 1024)
+#define RSP_MAX_PACKET ((size_t)64 * 1024)
 /* Largest memory read in one 'm' request, whatever PacketSize says. */
-#define RSP_MAX_READ (16u * 1024)
+#define RSP_MAX_READ ((size_t)16 * 1024)
 /* PacketSize when qSupported gives none, and the smallest we believe. */
 #define RSP_DEFAULT_PACKET 400u
 #define RSP_MIN_PACKET 32u
