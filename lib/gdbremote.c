@@ -713,12 +713,47 @@ static int open_tty(struct remote *s, const char *path, unsigned int baud,
 	return 0;
 }
 
+/*
+ * fd:N, a stream socket the caller opened (and owns until now): the gdb
+ * command in share/gdb/modsect.py passes one end of a socketpair whose
+ * other end it serves from gdb's own connection, as a stub would.
+ */
+static int open_fd(struct remote *s, const char *num, struct ms_err *err)
+{
+	int type = 0, fl;
+	socklen_t len = sizeof(type);
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(num, &end, 10);
+	if (errno || end == num || *end || v < 0 || v > 65535)
+		return ms_err_set(err, EINVAL,
+				  "remote fd:%s: not a file descriptor number",
+				  MS_ESC(num));
+	if (getsockopt((int)v, SOL_SOCKET, SO_TYPE, &type, &len) ||
+	    type != SOCK_STREAM)
+		return ms_err_set(err, ENOTSOCK,
+				  "%s: not an open stream socket", s->origin);
+	fl = fcntl((int)v, F_GETFL);
+	if (fl < 0 || fcntl((int)v, F_SETFL, fl | O_NONBLOCK) ||
+	    fcntl((int)v, F_SETFD, FD_CLOEXEC))
+		return ms_err_errno(err, errno, "%s", s->origin);
+	s->fd = (int)v;
+	s->is_socket = true;
+	return 0;
+}
+
 static int open_transport(struct remote *s, const char *spec,
 			  const struct ms_remote_opts *o, struct ms_err *err)
 {
 	char host[256], port[6];
 	int r;
 
+	if (!strncmp(spec, "fd:", 3)) {
+		snprintf(s->origin, sizeof(s->origin), "remote %.20s", spec);
+		return open_fd(s, spec + 3, err);
+	}
 	if (spec[0] == '/' || !strncmp(spec, "./", 2)) {
 		if (strlen(spec) > 200)
 			return ms_err_set(err, ENAMETOOLONG,

@@ -79,8 +79,9 @@ char *ms_mem_vmcoreinfo_get(struct ms_mem *m, const char *key);
 
 /*
  * GDB remote serial protocol (gdbremote.c). spec is HOST:PORT (":1234"
- * means 127.0.0.1:1234), [IPv6]:PORT, or a path to a tty (baud applies,
- * 0 for 115200). timeout_ms bounds each request (0: 5000).
+ * means 127.0.0.1:1234), [IPv6]:PORT, a path to a tty (baud applies,
+ * 0 for 115200), or fd:N, a connected stream socket that becomes the
+ * source's (closed with it). timeout_ms bounds each request (0: 5000).
  */
 struct ms_remote_opts {
 	unsigned int baud;

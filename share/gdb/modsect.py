@@ -22,6 +22,7 @@ see `gdb --configuration`, --with-system-gdbinit-dir).
 
 import os
 import shutil
+import socket
 import sys
 import subprocess
 import tempfile
@@ -80,13 +81,185 @@ def run_modsect(args):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:
         raise gdb.GdbError("modsect: cannot run %s: %s" % (exe, e.strerror))
-    err = p.stderr.decode("utf-8", "replace")
-    if p.returncode != 0:
-        msg = err.strip() or "%s exited with status %d" % (exe, p.returncode)
+    return finish(exe, p.returncode, p.stdout, p.stderr)
+
+
+# Subcommands that read a section map, and the options that name one.
+MAP_COMMANDS = ("gdb", "lldb", "sections", "list", "capture", "resolve",
+                "decode", "debuginfo", "kallsyms")
+SOURCE_OPTIONS = ("--root", "--capture", "--remote", "--vmcore")
+
+# Architectures modsect's remote client knows (lib/rsp.c), with the pc's
+# register number and size, as in the target descriptions QEMU sends.
+ARCH_PC = {"i386:x86-64": (16, 8), "i386": (8, 4), "aarch64": (32, 8)}
+
+
+def needs_target_source(args):
+    """True when ARGS run a map-reading subcommand with no source of its
+    own while gdb is connected to a remote target: the map must then come
+    from that target's memory, not from the host's /sys."""
+    if not args or args[0] not in MAP_COMMANDS:
+        return False
+    for a in args[1:]:
+        if a == "--":
+            break
+        if a in ("-h", "--help", "--version"):
+            return False
+        if a.split("=", 1)[0] in SOURCE_OPTIONS:
+            return False
+    conn = getattr(gdb.selected_inferior(), "connection", None)
+    return conn is not None and conn.type in ("remote", "extended-remote")
+
+
+def _checksum(data):
+    return b"%02x" % (sum(data) & 0xFF)
+
+
+class LentStub:
+    """A GDB remote stub on one end of a socketpair that answers modsect's
+    requests from gdb's own connection: memory through
+    Inferior.read_memory, the pc of the selected frame, and the
+    architecture gdb has.  So modsect speaks one protocol whether it is
+    connected to QEMU or lent gdb's link.  The target stays as gdb has it:
+    'D' only ends the conversation."""
+
+    # modsect reads up to 16 KiB per 'm' with this (RSP_MAX_READ).
+    PACKET_SIZE = 0x8000
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+        self.ack = True
+        self.done = False
+        arch = gdb.selected_inferior().architecture().name()
+        self.arch = arch if arch in ARCH_PC else None
+        self.requests = 0
+
+    def _reply(self, data):
+        pkt = b"$" + data + b"#" + _checksum(data)
+        self.sock.sendall((b"+" if self.ack else b"") + pkt)
+
+    def _target_xml(self, args):
+        """qXfer:features:read:target.xml:OFF,LEN"""
+        if self.arch is None:
+            return b"E01"
+        xml = ("<?xml version=\"1.0\"?><target><architecture>%s"
+               "</architecture></target>" % self.arch).encode()
+        off, _, length = args.partition(b",")
+        off, length = int(off, 16), int(length, 16)
+        part = xml[off:off + length]
+        return (b"l" if off + length >= len(xml) else b"m") + part
+
+    def _pc(self):
+        regno, size = ARCH_PC[self.arch]
+        pc = int(gdb.parse_and_eval("$pc")) & ((1 << (8 * size)) - 1)
+        return pc.to_bytes(size, "little").hex().encode()
+
+    def _answer(self, pkt):
+        if pkt.startswith(b"m"):
+            addr, _, length = pkt[1:].partition(b",")
+            try:
+                mem = gdb.selected_inferior().read_memory(int(addr, 16), int(length, 16))
+            except gdb.MemoryError:
+                return b"E14"
+            return bytes(mem).hex().encode()
+        if pkt == b"?":
+            return b"S05"
+        if pkt.startswith(b"qSupported"):
+            return b"PacketSize=%x;QStartNoAckMode+;qXfer:features:read+" % self.PACKET_SIZE
+        if pkt == b"QStartNoAckMode":
+            self._reply(b"OK")
+            self.ack = False
+            return None
+        if pkt.startswith(b"qXfer:features:read:target.xml:"):
+            return self._target_xml(pkt[len(b"qXfer:features:read:target.xml:"):])
+        if (pkt.startswith(b"p") or pkt == b"g") and self.arch:
+            regno, _ = ARCH_PC[self.arch]
+            if pkt == b"g" or int(pkt[1:], 16) == regno:
+                return self._pc() if pkt != b"g" else b""
+            return b""
+        if pkt == b"D" or pkt.startswith(b"D;"):
+            self.done = True
+            return b"OK"
+        return b""
+
+    def _packets(self):
+        """Complete packets in the buffer; acks and Ctrl-C are dropped
+        (the target is already stopped: gdb holds it)."""
+        while True:
+            self.buf = self.buf.lstrip(b"+-\x03")
+            start = self.buf.find(b"$")
+            if start < 0:
+                self.buf = b""
+                return
+            end = self.buf.find(b"#", start)
+            if end < 0 or len(self.buf) < end + 3:
+                self.buf = self.buf[start:]
+                return
+            data, csum = self.buf[start + 1:end], self.buf[end + 1:end + 3]
+            self.buf = self.buf[end + 3:]
+            if self.ack:
+                self.sock.sendall(b"+" if csum.lower() == _checksum(data) else b"-")
+            yield data
+
+    def serve(self):
+        """Answers until modsect detaches or closes its end."""
+        while not self.done:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return
+            self.buf += chunk
+            for pkt in self._packets():
+                self.requests += 1
+                rep = self._answer(pkt)
+                if rep is not None:
+                    self._reply(rep)
+
+
+def run_modsect_lent(args):
+    """Runs modsect ARGS with `--remote fd:N` on a socketpair and serves
+    its reads from gdb's connection (LentStub) until it exits; returns
+    its stdout as run_modsect does."""
+    exe = modsect_binary()
+    ours, theirs = socket.socketpair()
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    cmd = [exe, args[0], "--remote", "fd:%d" % theirs.fileno()] + args[1:]
+    try:
+        try:
+            p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
+                                 stderr=err, pass_fds=(theirs.fileno(),))
+        except OSError as e:
+            raise gdb.GdbError("modsect: cannot run %s: %s" % (exe, e.strerror))
+        theirs.close()
+        try:
+            LentStub(ours).serve()
+        except (OSError, gdb.error):
+            pass  # modsect says what went wrong
+        except KeyboardInterrupt:
+            p.kill()
+            p.wait()
+            raise
+        ours.close()
+        rc = p.wait()
+        out.seek(0)
+        err.seek(0)
+        return finish(exe, rc, out.read(), err.read())
+    finally:
+        ours.close()
+        theirs.close()
+        out.close()
+        err.close()
+
+
+def finish(exe, rc, out, err):
+    """modsect's stdout, or a gdb error with its message."""
+    err = err.decode("utf-8", "replace")
+    if rc != 0:
+        msg = err.strip() or "%s exited with status %d" % (exe, rc)
         raise gdb.GdbError(msg)
     if err:
         gdb.write(err, gdb.STDERR)
-    return p.stdout.decode("utf-8", "surrogateescape")
+    return out.decode("utf-8", "surrogateescape")
 
 
 def source_text(text):
@@ -118,7 +291,10 @@ subcommand's output is printed.  See `modsect --help` and modsect(1)."""
     def invoke(self, arg, from_tty):
         self.dont_repeat()
         args = gdb.string_to_argv(arg)
-        out = run_modsect(args)
+        if needs_target_source(args):
+            out = run_modsect_lent(args)
+        else:
+            out = run_modsect(args)
         helping = any(a in ("-h", "--help", "--version") for a in args)
         if args and args[0] == "gdb" and not helping:
             ofile = output_file(args[1:])
