@@ -36,6 +36,7 @@ struct kern {
 	char *release; /* init_uts_ns, else banner */
 	char *machine;
 	char *build_id; /* the running kernel's, hex */
+	uint64_t only_at; /* read only the struct module there (0: all) */
 };
 
 /* Runtime address of a link-time address of the kallsyms table. */

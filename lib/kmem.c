@@ -598,6 +598,8 @@ int kmem_read_modules(const struct kern *k, const struct klayout *l,
 		/* Not in sysfs or kallsyms yet: like the kernel, skip it. */
 		if ((int64_t)kget_field(k, mod, &l->mod_state) == l->st_unformed)
 			continue;
+		if (k->only_at && at != k->only_at)
+			continue;
 		if (only_module) {
 			char name[256];
 
@@ -613,6 +615,10 @@ int kmem_read_modules(const struct kern *k, const struct klayout *l,
 		if (r)
 			ms_module_clear(&m);
 	}
+	if (!r && k->only_at && !map->nmodules)
+		r = ms_err_set(err, ENOENT,
+			       "no module at 0x%" PRIx64 " on the module list of %s (not loaded, or not formed yet)",
+			       k->only_at, k->origin);
 	free(seen.slot);
 	free(mod);
 	return r;

@@ -178,6 +178,12 @@ struct ms_mem_src {
 	struct ms_mem *mem;
 	const char *kernel_image; /* path, or NULL: find all in memory */
 	bool force; /* accept an image whose build-id differs */
+	/*
+	 * Nonzero: only the module whose struct module is at this address,
+	 * which must be on the module list (a debugger stopped in
+	 * do_init_module knows the address, not the name).
+	 */
+	uint64_t module_at;
 };
 
 /*

@@ -71,6 +71,7 @@ static int read_memory(const struct opts *o, const char *only_module,
 		return r;
 	src.kernel_image = o->kernel_image;
 	src.force = o->force;
+	src.module_at = o->module_at;
 	r = ms_map_read_memory(&src, only_module, flags, ret, err);
 	if (getenv("MODSECT_MEM_STATS"))
 		fprintf(stderr, "modsect: %s: %llu requests, %llu bytes\n",

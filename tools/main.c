@@ -81,6 +81,10 @@ static const struct {
 	  OPT_MEMORY,
 	  "FILE",
 	  "with --remote or --vmcore: the booted vmlinuz or vmlinux, for kallsyms and BTF" },
+	{ { "module-at", required_argument, 0, 'A' },
+	  OPT_MEMORY,
+	  "ADDR",
+	  "with --remote or --vmcore and --all: only the module whose struct module is at ADDR" },
 #endif
 	{ { "moddir", required_argument, 0, 'm' },
 	  OPT_MODDIR,
@@ -252,6 +256,18 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 		case 'I':
 			o->kernel_image = optarg;
 			break;
+		case 'A':
+			{
+				char *end;
+
+				errno = 0;
+				o->module_at = strtoull(optarg, &end, 16);
+				if (errno || end == optarg || *end ||
+				    *optarg == '-' || !o->module_at)
+					return usage_error(c, "--module-at takes an address, not '%s'",
+							   optarg);
+			}
+			break;
 		case 'b':
 			if (parse_uint(optarg, 1, 4000000, &o->baud))
 				return usage_error(c, "--baud takes a number, not '%s'",
@@ -314,6 +330,9 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 	if (o->kernel_image && !o->remote && !o->vmcore)
 		return usage_error(c, "%s",
 				   "--kernel-image goes with --remote or --vmcore");
+	if (o->module_at && ((!o->remote && !o->vmcore) || !o->all))
+		return usage_error(c, "%s",
+				   "--module-at goes with --all and --remote or --vmcore");
 	if ((o->baud || o->timeout_ms) && !o->remote)
 		return usage_error(c, "%s",
 				   "--baud and --timeout go with --remote");

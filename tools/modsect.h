@@ -44,6 +44,7 @@ struct opts {
 	const char *vmlinux; /* --vmlinux: a debug vmlinux for the core kernel */
 	const char *remote, *vmcore; /* memory sources */
 	const char *kernel_image; /* --kernel-image: kallsyms and BTF */
+	uint64_t module_at; /* --module-at: one struct module's address */
 	unsigned int baud, timeout_ms;
 	const char **search, **debug_dirs;
 	size_t nsearch, ndebug_dirs;

@@ -545,3 +545,73 @@ vm_stop() {
 	wait "$pid" 2>/dev/null || true
 	rm -f "$VM_RUN/qemu.pid"
 }
+
+# vm_expected_syms DIR: the module symbols a gdb holding every module must
+# put where the guest's /proc/kallsyms says, as "<name> <hex>" lines in
+# DIR/all.uexp: for each module (VM_MODLIST, decompressed into DIR/ko/,
+# and the test module), the kallsyms names defined once in its file's
+# symtab and once in kallsyms, not generated (.LC*, __UNIQUE_ID_*,
+# _note_*) nor in .init.*, and defined in no other module's file.
+vm_expected_syms() {
+	local d=$1 p b m f others
+	mkdir -p "$d/ko"
+	while read -r p; do
+		b=${p##*/}
+		m=${b%.ko*}
+		m=${m//-/_}
+		case $p in
+		*.ko) f=$p ;;
+		*.ko.xz) f=$d/ko/$m.ko; xz -dc "$p" >"$f" ;;
+		*.ko.zst) f=$d/ko/$m.ko; zstd -qdc "$p" >"$f" ;;
+		*.ko.gz) f=$d/ko/$m.ko; gzip -dc "$p" >"$f" ;;
+		esac
+		echo "$m $f"
+	done <"$VM_MODLIST" >"$d/modules"
+	echo "modsect_test $VM_TESTMOD_KO" >>"$d/modules"
+	while read -r m f; do
+		awk -v m="$m" '$4 == "[" m "]" { print $1, $3 }' "$VM_RUN/kallsyms.txt" >"$d/$m.kall"
+		{
+			readelf -SW "$f" | awk '/^ *\[ *[0-9]+\]/ { s = $0; sub(/^ *\[ */, "", s); n = s; sub(/\].*/, "", n); sub(/^[0-9]+\] */, "", s); split(s, w, " "); print "S", n, w[1] }'
+			readelf -sW "$f" | awk '$1 ~ /^[0-9]+:$/ && $7 ~ /^[0-9]+$/ && $4 != "SECTION" && $4 != "FILE" && $8 != "" { print "Y", $7, $8 }'
+		} >"$d/$m.elf"
+		awk '$1 == "Y" { print $3 }' "$d/$m.elf" | sort -u >"$d/$m.defs"
+		awk '
+			FILENAME ~ /\.elf$/ && $1 == "S" { sec[$2] = $3; next }
+			FILENAME ~ /\.elf$/ && $1 == "Y" { nf[$3]++; fsec[$3] = sec[$2]; next }
+			{ nk[$2]++; addr[$2] = $1; order[++n] = $2 }
+			END {
+				for (i = 1; i <= n; i++) {
+					s = order[i]
+					if (s ~ /^\.LC/ || s ~ /^__UNIQUE_ID_/ || s ~ /^_note_/) continue
+					if (!(s in nf) || nf[s] != 1 || nk[s] != 1) continue
+					if (fsec[s] ~ /^\.init\./) continue
+					print s, addr[s]
+				}
+			}' "$d/$m.elf" "$d/$m.kall" >"$d/$m.exp"
+	done <"$d/modules"
+	: >"$d/all.uexp"
+	while read -r m _; do
+		others=$(awk -v m="$m" -v d="$d" '$1 != m { print d "/" $1 ".defs" }' "$d/modules")
+		# shellcheck disable=SC2086
+		awk 'FILENAME != ARGV[ARGC-1] { d[$1] = 1; next } !($1 in d)' $others "$d/$m.exp" >>"$d/all.uexp"
+	done <"$d/modules"
+}
+
+# vm_compare_syms EXPECTED GDB_OUTPUT: EXPECTED's "<name> <hex>" against
+# symdump.py's "SYM <name> <hex>" / "SYMERR <name> <error>" lines; prints
+# up to 10 differences, then "RESULT <matching> <differing>".
+vm_compare_syms() {
+	awk '
+		FILENAME == ARGV[1] { want[$1] = $2; order[++n] = $1; next }
+		$1 == "SYM" { g = $3; while (length(g) < 16) g = "0" g; got[$2] = g; next }
+		$1 == "SYMERR" { e = $0; sub(/^[^ ]+ [^ ]+ /, "", e); err[$2] = e }
+		END {
+			for (i = 1; i <= n; i++) {
+				s = order[i]
+				if (s in got && got[s] == want[s]) { okn++; continue }
+				bad++
+				if (bad <= 10) printf "  %s: want %s, got %s\n", s, want[s], (s in got ? got[s] : (s in err ? "error: " err[s] : "nothing"))
+			}
+			printf "RESULT %d %d\n", okn + 0, bad + 0
+		}' "$1" "$2"
+}

@@ -351,46 +351,7 @@ fi
 # defined once in its file's symtab and once in kallsyms, not generated
 # (.LC*, __UNIQUE_ID_*, _note_*) nor in .init.*, and unique across modules
 # (one gdb holds them all): "<name> <kallsyms address>" (test.sh's check).
-while read -r p; do
-	b=${p##*/}
-	m=${b%.ko*}
-	m=${m//-/_}
-	case $p in
-	*.ko) f=$p ;;
-	*.ko.xz) f=$W/ko/$m.ko; xz -dc "$p" >"$f" ;;
-	*.ko.zst) f=$W/ko/$m.ko; zstd -qdc "$p" >"$f" ;;
-	*.ko.gz) f=$W/ko/$m.ko; gzip -dc "$p" >"$f" ;;
-	esac
-	echo "$m $f"
-done <"$VM_MODLIST" >"$W/modules"
-echo "modsect_test $VM_TESTMOD_KO" >>"$W/modules"
-while read -r m f; do
-	awk -v m="$m" '$4 == "[" m "]" { print $1, $3 }' "$VM_RUN/kallsyms.txt" >"$W/sym/$m.kall"
-	{
-		readelf -SW "$f" | awk '/^ *\[ *[0-9]+\]/ { s = $0; sub(/^ *\[ */, "", s); n = s; sub(/\].*/, "", n); sub(/^[0-9]+\] */, "", s); split(s, w, " "); print "S", n, w[1] }'
-		readelf -sW "$f" | awk '$1 ~ /^[0-9]+:$/ && $7 ~ /^[0-9]+$/ && $4 != "SECTION" && $4 != "FILE" && $8 != "" { print "Y", $7, $8 }'
-	} >"$W/sym/$m.elf"
-	awk '$1 == "Y" { print $3 }' "$W/sym/$m.elf" | sort -u >"$W/sym/$m.defs"
-	awk '
-		FILENAME ~ /\.elf$/ && $1 == "S" { sec[$2] = $3; next }
-		FILENAME ~ /\.elf$/ && $1 == "Y" { nf[$3]++; fsec[$3] = sec[$2]; next }
-		{ nk[$2]++; addr[$2] = $1; order[++n] = $2 }
-		END {
-			for (i = 1; i <= n; i++) {
-				s = order[i]
-				if (s ~ /^\.LC/ || s ~ /^__UNIQUE_ID_/ || s ~ /^_note_/) continue
-				if (!(s in nf) || nf[s] != 1 || nk[s] != 1) continue
-				if (fsec[s] ~ /^\.init\./) continue
-				print s, addr[s]
-			}
-		}' "$W/sym/$m.elf" "$W/sym/$m.kall" >"$W/sym/$m.exp"
-done <"$W/modules"
-: >"$W/sym/all.uexp"
-while read -r m _; do
-	others=$(awk -v m="$m" '$1 != m { print "'"$W/sym/"'" $1 ".defs" }' "$W/modules")
-	# shellcheck disable=SC2086
-	awk 'FILENAME != ARGV[ARGC-1] { d[$1] = 1; next } !($1 in d)' $others "$W/sym/$m.exp" >>"$W/sym/all.uexp"
-done <"$W/modules"
+vm_expected_syms "$W/sym"
 
 if run gdb-remote "$MS" gdb --all --remote "$REMOTE" --kernel-image "$VM_KERNEL" \
 	--search "$VM_OUT/testmod" -o "$W/remote.gdb"; then
@@ -414,19 +375,7 @@ if run gdb-remote "$MS" gdb --all --remote "$REMOTE" --kernel-image "$VM_KERNEL"
 	rc=0
 	timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$W/remote-session.gdb" >"$W/remote-session.out" 2>&1 </dev/null || rc=$?
 	[ "$rc" = 0 ] || bad "gdb on the stub: exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
-	res=$(awk '
-		FILENAME == ARGV[1] { want[$1] = $2; order[++n] = $1; next }
-		$1 == "SYM" { g = $3; while (length(g) < 16) g = "0" g; got[$2] = g; next }
-		$1 == "SYMERR" { e = $0; sub(/^[^ ]+ [^ ]+ /, "", e); err[$2] = e }
-		END {
-			for (i = 1; i <= n; i++) {
-				s = order[i]
-				if (s in got && got[s] == want[s]) { okn++; continue }
-				bad++
-				if (bad <= 10) printf "  %s: want %s, got %s\n", s, want[s], (s in got ? got[s] : (s in err ? "error: " err[s] : "nothing"))
-			}
-			printf "RESULT %d %d\n", okn, bad
-		}' "$W/sym/all.uexp" "$W/remote-session.out")
+	res=$(vm_compare_syms "$W/sym/all.uexp" "$W/remote-session.out")
 	read -r _ nok nbad <<<"$(tail -n 1 <<<"$res")"
 	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
 		ok "gdb on the stub sourcing modsect gdb --all --remote: $nok/$nok module symbols at their kallsyms addresses"

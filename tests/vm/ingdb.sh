@@ -1,0 +1,117 @@
+#!/bin/bash
+# tests/vm/ingdb.sh - modsect inside a live gdb session, on gdb's own
+# connection (share/gdb/modsect.py lends it: modsect speaks the remote
+# protocol over a socketpair to a stub in the script that reads memory
+# through gdb).  No capture from the guest is used: the map comes from the
+# kernel's memory, the guest's /proc/kallsyms is only the reference.
+#
+#   MODSECT=./modsect tests/vm/ingdb.sh
+#
+# One boot.  Checks:
+#  1. gdb attached to QEMU's gdbstub, `modsect gdb --all --kernel
+#     --kernel-image /boot/vmlinuz-REL --search DIR`: every module symbol of
+#     kallsyms (unique, in the module file's symtab) is at its kallsyms
+#     address; a breakpoint on modsect_test_poke is hit with file:line and
+#     `bt` names module frames (poke_set) and core frames (kallsyms ELF);
+#     after detach the guest runs on.
+#  2. the same load with no kernel image (kallsyms and BTF from memory).
+# Prints "ok: ..." / "FAIL: ..." per check, then "N passed, N failed"; exit
+# 1 if anything failed.  Run as root (see README.md).  Times of the loads
+# go to "bench:" lines.
+set -u
+unset DEBUGINFOD_URLS
+. "$(dirname "$0")/lib.sh"
+
+TOP=$(cd "$VM_DIR/../.." && pwd)
+GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-180}
+MODSECT=${MODSECT:-$TOP/modsect}
+case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
+[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
+export MODSECT
+npass=0 nfail=0
+ok() { printf 'ok: %s\n' "$*"; npass=$((npass + 1)); }
+bad() { printf 'FAIL: %s\n' "$*"; nfail=$((nfail + 1)); }
+detail() { sed 's/^/    | /'; }
+
+vm_setup
+vm_start
+W=$VM_RUN/ingdb
+rm -rf "$W"
+mkdir -p "$W"
+vm_expected_syms "$W/sym"
+
+# session NAME MODSECT-ARGS [POKE]: gdb on the stub runs `modsect ARGS`
+# in the session, prints the load's time ("TIME s"), the addresses of the
+# expected symbols (symdump.py), and with POKE a breakpoint session: break
+# on modsect_test_poke, the guest pokes, bt; then detaches.
+session() {
+	local name=$1 args=$2 poke=${3:-}
+	{
+		echo "set pagination off"
+		echo "set confirm off"
+		echo "set width 0"
+		echo "target remote 127.0.0.1:$VM_GDB_PORT"
+		echo "source $TOP/share/gdb/modsect.py"
+		echo "source $VM_DIR/symdump.py"
+		echo "python import time; _t0 = time.time()"
+		echo "modsect $args"
+		echo "python print('TIME %.2f' % (time.time() - _t0))"
+		echo "python ms_addr('$W/sym/all.uexp', 'SYM')"
+		if [ -n "$poke" ]; then
+			echo "break modsect_test_poke"
+			echo "shell printf 'poke $poke\\n' > $VM_RUN/trigger.in"
+			echo "continue"
+			echo "bt"
+			echo "delete"
+		fi
+		echo "detach"
+	} >"$W/$name.gdb"
+	local rc=0
+	timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$W/$name.gdb" >"$W/$name.out" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || bad "[$name] gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+	local t
+	t=$(sed -n 's/^TIME //p' "$W/$name.out")
+	echo "bench: in-gdb $name seconds ${t:-?}"
+	local res nok nbad
+	res=$(vm_compare_syms "$W/sym/all.uexp" "$W/$name.out")
+	read -r _ nok nbad <<<"$(tail -n 1 <<<"$res")"
+	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
+		ok "[$name] (gdb) modsect $args: $nok/$nok module symbols at their kallsyms addresses (${t}s)"
+	else
+		bad "[$name] (gdb) modsect $args: $nbad of $((nok + nbad)) module symbols not at their kallsyms addresses"
+		{ sed '$d' <<<"$res"; grep -v '^SYM' "$W/$name.out" | head -20; } | detail
+	fi
+}
+
+session image "gdb --all --kernel --kernel-image $VM_KERNEL --search $VM_OUT/testmod" 9
+# bt: the module's frames with their source lines, then core frames named
+# from the kallsyms ELF (param_attr_store is what calls a parameter's set).
+if grep -qE "^Breakpoint 1, (0x[0-9a-f]+ in )?modsect_test_poke \(value=9\) at .*modsect_test\.c:[0-9]+" "$W/image.out"; then
+	ok "breakpoint on modsect_test_poke hit with value=9, file:line"
+else
+	bad "breakpoint on modsect_test_poke not hit (with file:line)"
+fi
+bt=$(grep -E '^#[0-9]+ ' "$W/image.out")
+if grep -qE '^#0 .*modsect_test_poke' <<<"$bt" && grep -qE '^#[0-9]+ .* poke_set .*modsect_test\.c:[0-9]+' <<<"$bt" &&
+	grep -qE '^#[0-9]+ .* param_attr_store ' <<<"$bt"; then
+	ok "bt names module frames (modsect_test_poke, poke_set with file:line) and core frames (param_attr_store)"
+else
+	bad "bt lacks module or core frames"
+	detail <<<"$bt"
+fi
+if vm_wait_for "^==MODSECT-ACK 1 poke 9 rc=0==\$" 60; then
+	ok "the guest ran on after detach (poke acknowledged)"
+else
+	bad "the guest did not acknowledge the poke after detach"
+fi
+
+session memory "gdb --all --kernel --search $VM_OUT/testmod"
+if vm_cmd dmesg 60; then
+	ok "the guest runs after the second session"
+else
+	bad "the guest does not run after the second session"
+fi
+
+vm_stop
+echo "$npass passed, $nfail failed"
+[ "$nfail" = 0 ]
