@@ -55,8 +55,9 @@ san:
 	$(MAKE) BUILD=build/san BIN=$(SAN_BIN) SAN="$(SAN_FLAGS)" $(SAN_BIN) test-tools
 
 # Unit tests, a short run of every fuzz target, then the real kernel under
-# QEMU: test.sh (one boot), gdbcmd.sh (the in-gdb command, one boot) and
-# memsrc.sh (the map from memory: gdbstub, tty, vmcores; one boot).
+# QEMU: test.sh (one boot), gdbcmd.sh (the in-gdb command, one boot),
+# memsrc.sh (the map from memory: gdbstub, tty, vmcores; one boot) and
+# ingdb.sh (modsect on gdb's own connection, module loads followed).
 check: check-deps
 	$(MAKE) san modsect-static modsect fuzz-build
 	MODSECT=$(SAN_BIN) tests/run.sh
@@ -64,6 +65,7 @@ check: check-deps
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/test.sh
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/gdbcmd.sh
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/memsrc.sh
+	MODSECT=$(SAN_BIN) tests/vm/ingdb.sh
 
 check-unit: check-deps
 	$(MAKE) san

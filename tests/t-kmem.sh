@@ -118,6 +118,14 @@ check_same "good: modsect capture --capture reads the map back unchanged" "$T/go
 	grep ' fake_net ' "$T/good"
 } >"$T/one"
 legit "--module fake-net: only that module (- and _ alike)" "$T/one" --module fake-net good
+legit "--module-at (the first struct module's address): only that module" "$T/one" --module-nth 0 good
+kw --module-at ffffffffc0000040 good
+if [ "$RC" = 1 ] && [ ! -s "$T/out" ] &&
+	[ "$(cat "$T/err")" = "kmemwalk: no module at 0xffffffffc0000040 on the module list of fakekern (not loaded, or not formed yet)" ]; then
+	ok "--module-at an address that is no listed module: one line saying so, exit 1"
+else
+	not_ok "--module-at an address that is no listed module: one line saying so, exit 1" "$(_last_run)"
+fi
 
 printf '%s\n' "# modsect capture of 0 modules; read it with modsect --capture FILE, see modsect(1)" \
 	"$HEAD" "core ffffffff82a13000 D init_uts_ns" "core ffffffffc1000000 d modules" >"$T/empty"

@@ -255,6 +255,23 @@ kill "$SOCAT" 2>/dev/null
 wait "$SOCAT" 2>/dev/null
 check_gone "tty: the stub exits once socat is gone"
 
+# fd:N: a socket the caller connected (the gdb command lends gdb's link so)
+stub fdsock
+"$PY" -c '
+import os, socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+os.set_inheritable(s.fileno(), True)
+os.execv(sys.argv[2], [sys.argv[2], "--remote", "fd:%d" % s.fileno()] + sys.argv[3:])
+' "$PORT" "$MEMREAD" --pc "${READS[@]}" >"$T/out" 2>"$T/err"
+RC=$?
+check_read "fd:N (a connected socket passed by the caller): reads and pc"
+check_eq "fd:N: the client detaches ('D') last" "> D" "$(grep '^>' "$LOG" | tail -1)"
+check_gone "fd:N: the stub exits when the client closes"
+mr --remote fd:x ffffffff81000000 16
+check_msg "fd: that is no number" "memread: remote fd:x: not a file descriptor number"
+mr --remote fd:0 ffffffff81000000 16 </dev/null
+check_msg "fd: that is no socket" "memread: remote fd:0: not an open stream socket"
+
 mr --remote /dev/null ffffffff81000000 16
 check_msg "a path that is no tty" \
 	"memread: remote /dev/null: not a tty: Inappropriate ioctl for device"

@@ -32,6 +32,12 @@ ms gdb --root
 check_refused "option without its argument: exit 2 naming it" 2 "'--root' needs an argument"
 ms gdb --root /x --capture /y testmod
 check_refused "--root with --capture: exit 2" 2 'exclude each other'
+ms gdb --all --module-at 0xffffffffc0000000 --capture /y
+check_refused "--module-at without a memory source: exit 2" 2 '--module-at goes with --all and --remote or --vmcore'
+ms gdb --module-at 0xffffffffc0000000 --remote :1 testmod
+check_refused "--module-at without --all: exit 2" 2 '--module-at goes with --all'
+ms gdb --all --module-at 0xzz --remote :1
+check_refused "--module-at with no address: exit 2" 2 "--module-at takes an address, not '0xzz'"
 ms capture --json
 check_refused "option that does not apply: exit 2 naming it" 2 "'--json' does not apply"
 

@@ -447,7 +447,8 @@ static int dump(const struct fk *fk, const char *path)
 	return 0;
 }
 
-static int walk(const struct fk *fk, const char *only, unsigned int flags)
+static int walk(const struct fk *fk, const char *only, uint64_t only_at,
+		unsigned int flags)
 {
 	struct fk_view v = fk_view(fk);
 	struct btf *btf = fk_btf(fk->ly);
@@ -467,6 +468,7 @@ static int walk(const struct fk *fk, const char *only, unsigned int flags)
 	r = fk_mem_open(&v, &mem, &err);
 	if (!r) {
 		fk_kern_init(&k, mem, btf);
+		k.only_at = only_at;
 		r = kern_fill_map(&k, only, flags, map, &err);
 		fk_kern_clear(&k);
 	}
@@ -488,11 +490,15 @@ int main(int argc, char **argv)
 		{ "module", required_argument, 0, 'm' },
 		{ "dump-seed", required_argument, 0, 'd' },
 		{ "list", no_argument, 0, 'l' },
+		{ "module-at", required_argument, 0, 'a' },
+		{ "module-nth", required_argument, 0, 'n' },
 		{ 0 },
 	};
 	const char *only = NULL, *seed = NULL;
 	const struct mode *mode = NULL;
 	unsigned int flags = 0;
+	uint64_t only_at = 0;
+	long nth = -1;
 	struct fk fk;
 	int c, rc;
 
@@ -501,6 +507,8 @@ int main(int argc, char **argv)
 		case 'c': flags |= MS_READ_CORE; break;
 		case 'm': only = optarg; break;
 		case 'd': seed = optarg; break;
+		case 'a': only_at = strtoull(optarg, NULL, 16); break;
+		case 'n': nth = strtol(optarg, NULL, 10); break;
 		case 'l':
 			for (size_t i = 0; i < N(modes); i++)
 				puts(modes[i].name);
@@ -512,7 +520,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[optind], modes[i].name))
 			mode = &modes[i];
 	if (!mode) {
-		fprintf(stderr, "usage: kmemwalk [--core] [--module NAME] [--dump-seed FILE] MODE (--list for the modes)\n");
+		fprintf(stderr, "usage: kmemwalk [--core] [--module NAME] [--module-at ADDR|--module-nth N] [--dump-seed FILE] MODE (--list for the modes)\n");
 		return 2;
 	}
 	fk_init(&fk, mode->ly);
@@ -521,7 +529,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kmemwalk: the fake kernel does not fit in memory\n");
 		rc = 1;
 	} else {
-		rc = seed ? dump(&fk, seed) : walk(&fk, only, flags);
+		/* --module-nth N: the Nth struct module on the list (from 0) */
+		for (uint64_t node = fk_r64(&fk, FK_BASE); nth >= 0 && node != FK_BASE;
+		     node = fk_r64(&fk, node), nth--)
+			if (!nth)
+				only_at = node - FK_MOD_LIST;
+		rc = seed ? dump(&fk, seed) : walk(&fk, only, only_at, flags);
 	}
 	fk_free(&fk);
 	return rc;
