@@ -22,6 +22,7 @@ see `gdb --configuration`, --with-system-gdbinit-dir).
 
 import os
 import shutil
+import signal
 import socket
 import sys
 import subprocess
@@ -262,28 +263,157 @@ def finish(exe, rc, out, err):
     return out.decode("utf-8", "surrogateescape")
 
 
-def source_text(text):
+def source_text(text, quiet=False):
     """Sources gdb commands TEXT, with confirmation off (add-symbol-file
-    asks otherwise when gdb is interactive)."""
+    asks otherwise when gdb is interactive); QUIET drops gdb's output."""
     fd, path = tempfile.mkstemp(prefix="modsect-", suffix=".gdb")
     confirm = gdb.parameter("confirm")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write(text)
         gdb.execute("set confirm off", to_string=True)
-        gdb.execute("source " + path)
+        gdb.execute("source " + path, to_string=quiet)
     finally:
         if confirm:
             gdb.execute("set confirm on", to_string=True)
         os.unlink(path)
 
 
+# Where `modsect follow` stops (kernel/module/main.c since 5.19,
+# kernel/module.c before), both found by name in kallsyms, so no debug
+# vmlinux is needed:
+# - do_init_module(struct module *mod): load_module() calls it once the
+#   module is COMING, with its sections in sysfs (mod_sysfs_setup) and its
+#   kallsyms set, and do_init_module() then runs mod->init through
+#   do_one_initcall(): the one point where the symbols can be in place
+#   before the init function runs, .init.* included.  It is noinline so
+#   that its stack frame is not part of load_module's.
+# - free_module(struct module *mod): every unload (delete_module) and every
+#   load that fails in or after init ends there, while mod is still on the
+#   module list with its sect_attrs (free_module itself takes them down).
+# lx-symbols stops at the same two; the module notifier chain would need a
+# notifier_block in the guest, which a debugger cannot add.
+FOLLOW_STOPS = ("do_init_module", "free_module")
+
+# The first argument at a function's entry: x86-64 and arm64 by their ABI,
+# i386 because the kernel is built with -mregparm=3.
+ARG0 = {"i386:x86-64": "$rdi", "i386": "$eax", "aarch64": "$x0"}
+
+
+def _script_module(text):
+    """(name, .text address) of the one module of a `modsect gdb` script."""
+    name = addr = None
+    for line in text.splitlines():
+        if line.startswith("# ") and ") from " in line and name is None:
+            name = line[2:].split(" ", 1)[0]
+        elif line.startswith("add-symbol-file "):
+            addr = int(gdb.string_to_argv(line)[2], 16)
+    return name, addr
+
+
+class _Stop(gdb.Breakpoint):
+    """An internal, silent breakpoint whose stop never stops."""
+
+    def __init__(self, addr, callback):
+        super().__init__("*0x%x" % addr, internal=True)
+        self.silent = True
+        self.callback = callback
+
+    def stop(self):
+        # Ctrl-C while modsect runs would leave gdb half-way; it is
+        # taken when the target runs again, as before.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self.callback()
+        except gdb.GdbError as e:
+            gdb.write("modsect follow: %s\n" % e, gdb.STDERR)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        return False
+
+
+class Follow:
+    """modsect follow: module loads and unloads as they happen."""
+
+    def __init__(self):
+        self.stops = []
+        self.args = []
+        self.loaded = {}  # struct module address -> (name, .text address)
+
+    def off(self):
+        for bp in self.stops:
+            if bp.is_valid():
+                bp.delete()
+        self.stops = []
+
+    def on(self, args):
+        self.off()
+        self.args = args
+        arch = gdb.selected_inferior().architecture().name()
+        if arch not in ARG0:
+            raise gdb.GdbError("modsect follow: architecture %s is not supported" % arch)
+        self.arg0 = ARG0[arch]
+        # Every module now, and the core kernel's symbols, which give
+        # the addresses of the functions to stop at.
+        source_text(run_modsect_lent(["gdb", "--all", "--kernel"] + args))
+        addrs = []
+        for fn in FOLLOW_STOPS:
+            try:
+                addrs.append(int(gdb.parse_and_eval("(unsigned long)&%s" % fn)))
+            except gdb.error:
+                raise gdb.GdbError("modsect follow: the kernel has no %s in kallsyms" % fn)
+        self.stops = [_Stop(addrs[0], self.on_load), _Stop(addrs[1], self.on_free)]
+        gdb.write("modsect: following module loads and unloads (modsect follow off to stop)\n")
+
+    def _mod(self):
+        return int(gdb.parse_and_eval(self.arg0)) & ((1 << 64) - 1)
+
+    def _one(self, mod):
+        text = run_modsect_lent(["gdb", "--all", "--module-at", "0x%x" % mod] + self.args)
+        return text, _script_module(text)
+
+    def on_load(self):
+        mod = self._mod()
+        if mod in self.loaded:
+            # The same entry reported again: gdb stepping over this
+            # breakpoint after the new symbols re-set every breakpoint
+            # (lx-symbols sees it too, and calls it spurious).
+            return
+        text, (name, addr) = self._one(mod)
+        source_text(text, quiet=True)
+        self.loaded[mod] = (name, addr)
+        gdb.write("modsect: %s loaded at 0x%x\n" % (name, addr))
+
+    def on_free(self):
+        mod = self._mod()
+        name, addr = self.loaded.pop(mod, (None, None))
+        if addr is None:  # loaded before follow began
+            _, (name, addr) = self._one(mod)
+        if addr is None:
+            return
+        try:
+            gdb.execute("remove-symbol-file -a 0x%x" % addr, to_string=True)
+        except gdb.error:
+            return  # its symbols were not loaded
+        gdb.write("modsect: %s unloaded\n" % name)
+
+
+FOLLOW = Follow()
+
+
 class ModsectCommand(gdb.Command):
     """Run modsect and load its gdb commands into this session.
 Usage: modsect gdb [OPTIONS] MODULE [FILE] | --all
+       modsect follow [OPTIONS] | off
        modsect COMMAND [OPTIONS] [ARGS]   (output printed)
 The gdb subcommand's add-symbol-file commands are loaded; any other
-subcommand's output is printed.  See `modsect --help` and modsect(1)."""
+subcommand's output is printed.  Connected to a remote target, with no
+--capture, --remote, --vmcore or --root, modsect reads the map from the
+target's memory over gdb's own connection.  `modsect follow` loads every
+module and the core kernel's symbols, then each module the kernel loads
+before its init runs, and drops each one it unloads (OPTIONS as for
+`modsect gdb`: --kernel-image, --search, --debug-dir...).  See
+`modsect --help` and modsect(1)."""
 
     def __init__(self):
         super().__init__("modsect", gdb.COMMAND_FILES, gdb.COMPLETE_FILENAME)
@@ -291,6 +421,12 @@ subcommand's output is printed.  See `modsect --help` and modsect(1)."""
     def invoke(self, arg, from_tty):
         self.dont_repeat()
         args = gdb.string_to_argv(arg)
+        if args and args[0] == "follow":
+            if args[1:] == ["off"]:
+                FOLLOW.off()
+            else:
+                FOLLOW.on(args[1:])
+            return
         if needs_target_source(args):
             out = run_modsect_lent(args)
         else:

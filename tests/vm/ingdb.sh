@@ -83,6 +83,7 @@ session() {
 	fi
 }
 
+if [ -z "${MODSECT_VM_INGDB_FOLLOW_ONLY:-}" ]; then
 session image "gdb --all --kernel --kernel-image $VM_KERNEL --search $VM_OUT/testmod" 9
 # bt: the module's frames with their source lines, then core frames named
 # from the kallsyms ELF (param_attr_store is what calls a parameter's set).
@@ -110,6 +111,67 @@ if vm_cmd dmesg 60; then
 	ok "the guest runs after the second session"
 else
 	bad "the guest does not run after the second session"
+fi
+
+fi
+
+# --- 3. modsect follow -------------------------------------------------------
+# The old address of modsect_test_poke: after the unload nothing is there.
+POKE_OLD=$(awk '$3 == "modsect_test_poke" { print $1; exit }' "$VM_RUN/kallsyms.txt")
+cat >"$W/follow.gdb" <<GDB
+set pagination off
+set confirm off
+set width 0
+set breakpoint pending on
+target remote 127.0.0.1:$VM_GDB_PORT
+source $TOP/share/gdb/modsect.py
+modsect follow --kernel-image $VM_KERNEL --search $VM_OUT/testmod
+break free_module
+shell printf 'unload modsect_test\n' > $VM_RUN/trigger.in
+continue
+python print("AFTER-UNLOAD " + gdb.execute("info symbol 0x$POKE_OLD", to_string=True).strip())
+delete
+break modsect_test_init
+shell printf 'load modsect_test\n' > $VM_RUN/trigger.in
+continue
+delete
+break modsect_test_poke
+shell printf 'cycle 3\n' > $VM_RUN/trigger.in
+continue
+delete
+modsect follow off
+detach
+GDB
+rc=0
+timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$W/follow.gdb" >"$W/follow.out" 2>&1 </dev/null || rc=$?
+[ "$rc" = 0 ] || bad "[follow] gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+sed 's/^/  | /' "$W/follow.out" | grep -v '^  | 	' | head -60
+if grep -qx 'AFTER-UNLOAD No symbol matches 0x'"$POKE_OLD"'\.' "$W/follow.out"; then
+	ok "follow: after the guest unloads modsect_test, info symbol on its old address names nothing"
+else
+	bad "follow: after the unload, $(grep '^AFTER-UNLOAD' "$W/follow.out" || echo 'no answer')"
+fi
+if grep -qE "^Breakpoint [0-9]+, (0x[0-9a-f]+ in )?modsect_test_init \(\) at .*modsect_test\.c:[0-9]+" "$W/follow.out"; then
+	ok "follow: a breakpoint on modsect_test_init set before the load is hit with file:line"
+else
+	bad "follow: the breakpoint on modsect_test_init was not hit with file:line"
+fi
+if grep -qE "^Breakpoint [0-9]+, (0x[0-9a-f]+ in )?modsect_test_poke \(value=13\) at .*modsect_test\.c:[0-9]+" "$W/follow.out"; then
+	ok "follow: the user's breakpoint on modsect_test_poke is hit after 3 more unloads and loads"
+else
+	bad "follow: the breakpoint on modsect_test_poke was not hit after the unload/load cycles"
+fi
+nl=$(grep -c '^modsect: modsect_test loaded at 0x' "$W/follow.out")
+nu=$(grep -c '^modsect: modsect_test unloaded$' "$W/follow.out")
+if [ "$nl" = 4 ] && [ "$nu" = 4 ]; then
+	ok "follow: one line per load (4) and per unload (4)"
+else
+	bad "follow: $nl load lines and $nu unload lines, want 4 and 4"
+fi
+if vm_wait_for '^==MODSECT-ACK [0-9]+ cycle 3 rc=0==$' 60 && vm_cmd "unload modsect_test" 60 && vm_cmd "load modsect_test" 60; then
+	ok "follow: after follow off and detach the guest runs on and loads modules without stopping"
+else
+	bad "follow: the guest did not complete the cycle, or an unload/load after detach"
 fi
 
 vm_stop

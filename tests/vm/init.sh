@@ -275,6 +275,22 @@ while :; do
 		dmesg >&3
 		end "dmesg-$k"
 		;;
+	unload)
+		# rmmod NAME (modsect follow: symbols dropped in free_module)
+		rmmod "$arg" || rc=$?
+		;;
+	load)
+		# insmod the boot file of the module called NAME (dashes as
+		# they are in the file name)
+		insmod "$(ls /modules/[0-9][0-9]-"$arg".ko)" || rc=$?
+		;;
+	cycle)
+		# cycle N: unload and load the test module N times, then poke 13
+		for _ in $(seq "${arg:-3}"); do
+			rmmod modsect_test && insmod /modules/99-modsect_test.ko || rc=$?
+		done
+		echo 13 >/sys/module/modsect_test/parameters/poke || rc=$?
+		;;
 	dmesg)
 		begin "dmesg-$k"
 		dmesg >&3
