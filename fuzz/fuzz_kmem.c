@@ -36,7 +36,9 @@ static void same_modules(const struct ms_map *a, const struct ms_map *b)
 	for (size_t i = 0; i < a->nmodules; i++) {
 		const struct ms_module *x = &a->modules[i], *y = &b->modules[i];
 
-		if (strcmp(x->name, y->name) || x->nsections != y->nsections ||
+		/* the capture reader takes my-mod and my_mod as one name */
+		if (!ms_modname_eq(x->name, y->name) ||
+		    x->nsections != y->nsections ||
 		    x->nksyms != y->nksyms ||
 		    !x->srcversion != !y->srcversion ||
 		    (x->srcversion && strcmp(x->srcversion, y->srcversion)))
