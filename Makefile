@@ -126,18 +126,22 @@ INSTALL_BIN ?= $(BIN)
 
 install: $(INSTALL_BIN)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(PKGDATADIR)/gdb $(DESTDIR)$(PKGDATADIR)/lldb
+		$(DESTDIR)$(PKGDATADIR)/gdb $(DESTDIR)$(PKGDATADIR)/lldb $(DESTDIR)$(PKGDATADIR)/python
 	$(INSTALL) -m 755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/modsect
 	$(INSTALL) -m 644 man/modsect.1 $(DESTDIR)$(MANDIR)/man1/modsect.1
 	$(INSTALL) -m 644 share/bash-completion/modsect.bash $(DESTDIR)$(BASHCOMPDIR)/modsect
 	sed 's|@BINDIR@|$(BINDIR)|' share/gdb/modsect.py >$(DESTDIR)$(PKGDATADIR)/gdb/modsect.py
 	sed 's|@BINDIR@|$(BINDIR)|' share/lldb/modsect.py >$(DESTDIR)$(PKGDATADIR)/lldb/modsect.py
+	$(INSTALL) -m 644 share/python/modsect_stub.py $(DESTDIR)$(PKGDATADIR)/python/modsect_stub.py
 	chmod 644 $(DESTDIR)$(PKGDATADIR)/gdb/modsect.py $(DESTDIR)$(PKGDATADIR)/lldb/modsect.py
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/modsect $(DESTDIR)$(MANDIR)/man1/modsect.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/modsect \
-		$(DESTDIR)$(PKGDATADIR)/gdb/modsect.py $(DESTDIR)$(PKGDATADIR)/lldb/modsect.py
-	rmdir $(DESTDIR)$(PKGDATADIR)/gdb $(DESTDIR)$(PKGDATADIR)/lldb $(DESTDIR)$(PKGDATADIR) 2>/dev/null || true
+		$(DESTDIR)$(PKGDATADIR)/gdb/modsect.py $(DESTDIR)$(PKGDATADIR)/lldb/modsect.py \
+		$(DESTDIR)$(PKGDATADIR)/python/modsect_stub.py
+	rm -rf $(DESTDIR)$(PKGDATADIR)/python/__pycache__
+	rmdir $(DESTDIR)$(PKGDATADIR)/gdb $(DESTDIR)$(PKGDATADIR)/lldb $(DESTDIR)$(PKGDATADIR)/python \
+		$(DESTDIR)$(PKGDATADIR) 2>/dev/null || true
 
 .PHONY: install uninstall

@@ -16,7 +16,7 @@ want_files() {
 	printf '755 %s\n' "$1/bin/modsect"
 	printf '644 %s\n' "$1/share/bash-completion/completions/modsect" \
 		"$1/share/man/man1/modsect.1" "$1/share/modsect/gdb/modsect.py" \
-		"$1/share/modsect/lldb/modsect.py"
+		"$1/share/modsect/lldb/modsect.py" "$1/share/modsect/python/modsect_stub.py"
 }
 got_files() {
 	(cd "$1" && find . -type f -printf '%m /%P\n' | LC_ALL=C sort)
@@ -80,7 +80,8 @@ if [ $rc = 0 ] && [ -f "$DEB" ]; then
 	got_files "$T/deb/root" >"$T/got.deb"
 	check_same "the .deb holds the files of make install PREFIX=/usr (man page gzipped, doc dir)" \
 		"$T/want.deb" "$T/got.deb"
-	for f in share/bash-completion/completions/modsect share/modsect/gdb/modsect.py share/modsect/lldb/modsect.py; do
+	for f in share/bash-completion/completions/modsect share/modsect/gdb/modsect.py share/modsect/lldb/modsect.py \
+		share/modsect/python/modsect_stub.py; do
 		check "the .deb's /usr/$f is make install's" cmp -s "$U/usr/$f" "$T/deb/root/usr/$f"
 	done
 	if gzip -dc "$T/deb/root/usr/share/man/man1/modsect.1.gz" | cmp -s - "$U/usr/share/man/man1/modsect.1"; then

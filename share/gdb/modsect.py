@@ -23,7 +23,6 @@ see `gdb --configuration`, --with-system-gdbinit-dir).
 import os
 import shutil
 import signal
-import socket
 import sys
 import subprocess
 import tempfile
@@ -32,6 +31,14 @@ import gdb
 
 # gdb's `source` defines __file__ only while the script runs.
 _HERE = os.path.dirname(os.path.realpath(globals().get("__file__") or sys._getframe().f_code.co_filename))
+
+# The debugger-neutral stub: share/python/ beside share/gdb/, in the
+# source tree and installed alike.
+sys.path.insert(0, os.path.join(_HERE, "..", "python"))
+_wrote = sys.dont_write_bytecode
+sys.dont_write_bytecode = True  # no __pycache__ in the installed tree
+import modsect_stub  # noqa: E402
+sys.dont_write_bytecode = _wrote
 
 # `make install` replaces this with the directory modsect was installed in.
 MODSECT_BINDIR = "@BINDIR@"
@@ -85,171 +92,34 @@ def run_modsect(args):
     return finish(exe, p.returncode, p.stdout, p.stderr)
 
 
-# Subcommands that read a section map, and the options that name one.
-MAP_COMMANDS = ("gdb", "lldb", "sections", "list", "capture", "resolve",
-                "decode", "debuginfo", "kallsyms")
-SOURCE_OPTIONS = ("--root", "--capture", "--remote", "--vmcore")
-
-# Architectures modsect's remote client knows (lib/rsp.c), with the pc's
-# register number and size, as in the target descriptions QEMU sends.
-ARCH_PC = {"i386:x86-64": (16, 8), "i386": (8, 4), "aarch64": (32, 8)}
-
-
 def needs_target_source(args):
-    """True when ARGS run a map-reading subcommand with no source of its
-    own while gdb is connected to a remote target: the map must then come
-    from that target's memory, not from the host's /sys."""
-    if not args or args[0] not in MAP_COMMANDS:
+    """True when ARGS read a map with no source of their own while gdb is
+    connected to a remote target: the map comes from its memory then."""
+    if not modsect_stub.wants_source(args):
         return False
-    for a in args[1:]:
-        if a == "--":
-            break
-        if a in ("-h", "--help", "--version"):
-            return False
-        if a.split("=", 1)[0] in SOURCE_OPTIONS:
-            return False
     conn = getattr(gdb.selected_inferior(), "connection", None)
     return conn is not None and conn.type in ("remote", "extended-remote")
 
 
-def _checksum(data):
-    return b"%02x" % (sum(data) & 0xFF)
-
-
-class LentStub:
-    """A GDB remote stub on one end of a socketpair that answers modsect's
-    requests from gdb's own connection: memory through
-    Inferior.read_memory, the pc of the selected frame, and the
-    architecture gdb has.  So modsect speaks one protocol whether it is
-    connected to QEMU or lent gdb's link.  The target stays as gdb has it:
-    'D' only ends the conversation."""
-
-    # modsect reads up to 16 KiB per 'm' with this (RSP_MAX_READ).
-    PACKET_SIZE = 0x8000
-
-    def __init__(self, sock):
-        self.sock = sock
-        self.buf = b""
-        self.ack = True
-        self.done = False
-        arch = gdb.selected_inferior().architecture().name()
-        self.arch = arch if arch in ARCH_PC else None
-        self.requests = 0
-
-    def _reply(self, data):
-        pkt = b"$" + data + b"#" + _checksum(data)
-        self.sock.sendall((b"+" if self.ack else b"") + pkt)
-
-    def _target_xml(self, args):
-        """qXfer:features:read:target.xml:OFF,LEN"""
-        if self.arch is None:
-            return b"E01"
-        xml = ("<?xml version=\"1.0\"?><target><architecture>%s"
-               "</architecture></target>" % self.arch).encode()
-        off, _, length = args.partition(b",")
-        off, length = int(off, 16), int(length, 16)
-        part = xml[off:off + length]
-        return (b"l" if off + length >= len(xml) else b"m") + part
-
-    def _pc(self):
-        regno, size = ARCH_PC[self.arch]
-        pc = int(gdb.parse_and_eval("$pc")) & ((1 << (8 * size)) - 1)
-        return pc.to_bytes(size, "little").hex().encode()
-
-    def _answer(self, pkt):
-        if pkt.startswith(b"m"):
-            addr, _, length = pkt[1:].partition(b",")
-            try:
-                mem = gdb.selected_inferior().read_memory(int(addr, 16), int(length, 16))
-            except gdb.MemoryError:
-                return b"E14"
-            return bytes(mem).hex().encode()
-        if pkt == b"?":
-            return b"S05"
-        if pkt.startswith(b"qSupported"):
-            return b"PacketSize=%x;QStartNoAckMode+;qXfer:features:read+" % self.PACKET_SIZE
-        if pkt == b"QStartNoAckMode":
-            self._reply(b"OK")
-            self.ack = False
-            return None
-        if pkt.startswith(b"qXfer:features:read:target.xml:"):
-            return self._target_xml(pkt[len(b"qXfer:features:read:target.xml:"):])
-        if (pkt.startswith(b"p") or pkt == b"g") and self.arch:
-            regno, _ = ARCH_PC[self.arch]
-            if pkt == b"g" or int(pkt[1:], 16) == regno:
-                return self._pc() if pkt != b"g" else b""
-            return b""
-        if pkt == b"D" or pkt.startswith(b"D;"):
-            self.done = True
-            return b"OK"
-        return b""
-
-    def _packets(self):
-        """Complete packets in the buffer; acks and Ctrl-C are dropped
-        (the target is already stopped: gdb holds it)."""
-        while True:
-            self.buf = self.buf.lstrip(b"+-\x03")
-            start = self.buf.find(b"$")
-            if start < 0:
-                self.buf = b""
-                return
-            end = self.buf.find(b"#", start)
-            if end < 0 or len(self.buf) < end + 3:
-                self.buf = self.buf[start:]
-                return
-            data, csum = self.buf[start + 1:end], self.buf[end + 1:end + 3]
-            self.buf = self.buf[end + 3:]
-            if self.ack:
-                self.sock.sendall(b"+" if csum.lower() == _checksum(data) else b"-")
-            yield data
-
-    def serve(self):
-        """Answers until modsect detaches or closes its end."""
-        while not self.done:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return
-            self.buf += chunk
-            for pkt in self._packets():
-                self.requests += 1
-                rep = self._answer(pkt)
-                if rep is not None:
-                    self._reply(rep)
+def _read_memory(addr, n):
+    try:
+        return bytes(gdb.selected_inferior().read_memory(addr, n))
+    except gdb.MemoryError:
+        return None
 
 
 def run_modsect_lent(args):
-    """Runs modsect ARGS with `--remote fd:N` on a socketpair and serves
-    its reads from gdb's connection (LentStub) until it exits; returns
+    """Runs modsect ARGS on gdb's own connection (modsect_stub); returns
     its stdout as run_modsect does."""
     exe = modsect_binary()
-    ours, theirs = socket.socketpair()
-    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-    cmd = [exe, args[0], "--remote", "fd:%d" % theirs.fileno()] + args[1:]
     try:
-        try:
-            p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
-                                 stderr=err, pass_fds=(theirs.fileno(),))
-        except OSError as e:
-            raise gdb.GdbError("modsect: cannot run %s: %s" % (exe, e.strerror))
-        theirs.close()
-        try:
-            LentStub(ours).serve()
-        except (OSError, gdb.error):
-            pass  # modsect says what went wrong
-        except KeyboardInterrupt:
-            p.kill()
-            p.wait()
-            raise
-        ours.close()
-        rc = p.wait()
-        out.seek(0)
-        err.seek(0)
-        return finish(exe, rc, out.read(), err.read())
-    finally:
-        ours.close()
-        theirs.close()
-        out.close()
-        err.close()
+        rc, out, err = modsect_stub.run_lent(
+            exe, args, gdb.selected_inferior().architecture().name(),
+            _read_memory, lambda: int(gdb.parse_and_eval("$pc")),
+            errors=(gdb.error,))
+    except OSError as e:
+        raise gdb.GdbError("modsect: cannot run %s: %s" % (exe, e.strerror))
+    return finish(exe, rc, out, err)
 
 
 def finish(exe, rc, out, err):

@@ -9,7 +9,10 @@ it prints into this session.
 
 `modsect lldb ARGS` runs `modsect lldb ARGS` and runs each command it
 prints (target modules add / load); any other subcommand's output is
-printed.  A non-zero exit of modsect, or a command lldb refuses, is an
+printed.  Connected to a remote target (gdb-remote) and given no
+--capture, --remote, --vmcore or --root, modsect reads the map from the
+target's memory over lldb's own connection (share/python/modsect_stub.py).
+A non-zero exit of modsect, or a command lldb refuses, is an
 lldb error carrying the message.  The binary is $MODSECT, else the modsect
 installed with this script (PREFIX/bin/modsect), else the one in the
 source tree this file is in, else `modsect` from PATH.
@@ -24,10 +27,23 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 
 import lldb
 
 _HERE = os.path.dirname(os.path.realpath(__file__))
+
+# The debugger-neutral stub: share/python/ beside share/lldb/.
+sys.path.insert(0, os.path.join(_HERE, "..", "python"))
+_wrote = sys.dont_write_bytecode
+sys.dont_write_bytecode = True  # no __pycache__ in the installed tree
+import modsect_stub  # noqa: E402
+sys.dont_write_bytecode = _wrote
+
+# lldb's triples' architectures as modsect_stub (gdb) names them.
+TRIPLE_ARCH = {"x86_64": "i386:x86-64", "i386": "i386", "i486": "i386",
+               "i586": "i386", "i686": "i386", "aarch64": "aarch64",
+               "arm64": "aarch64"}
 
 # `make install` replaces this with the directory modsect was installed in.
 MODSECT_BINDIR = "@BINDIR@"
@@ -62,6 +78,23 @@ def output_file(args):
     return None
 
 
+def run_lent(exe, args, process):
+    """modsect ARGS on lldb's own gdb-remote connection (modsect_stub):
+    memory through SBProcess.ReadMemory, the pc of the selected thread."""
+    triple = process.GetTarget().GetTriple() or ""
+    arch = TRIPLE_ARCH.get(triple.split("-", 1)[0])
+
+    def read_memory(addr, n):
+        e = lldb.SBError()
+        data = process.ReadMemory(addr, n, e)
+        return bytes(data) if e.Success() and data is not None and len(data) == n else None
+
+    def read_pc():
+        return process.GetSelectedThread().GetFrameAtIndex(0).GetPC()
+
+    return modsect_stub.run_lent(exe, args, arch, read_memory, read_pc)
+
+
 def modsect_command(debugger, command, result, internal_dict):
     """Run modsect; `modsect lldb ...` loads its commands (see modsect(1))."""
     try:
@@ -73,16 +106,22 @@ def modsect_command(debugger, command, result, internal_dict):
     if not exe:
         result.SetError("modsect: no modsect binary (set $MODSECT, or put it in PATH)")
         return
+    process = debugger.GetSelectedTarget().GetProcess()
     try:
-        p = subprocess.run([exe] + args, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if (modsect_stub.wants_source(args) and process.IsValid() and
+                process.GetPluginName() == "gdb-remote"):
+            rc, out, err = run_lent(exe, args, process)
+        else:
+            p = subprocess.run([exe] + args, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            rc, out, err = p.returncode, p.stdout, p.stderr
     except OSError as e:
         result.SetError("modsect: cannot run %s: %s" % (exe, e.strerror))
         return
-    out = p.stdout.decode("utf-8", "surrogateescape")
-    err = p.stderr.decode("utf-8", "replace")
-    if p.returncode != 0:
-        result.SetError(err.strip() or "%s exited with status %d" % (exe, p.returncode))
+    out = out.decode("utf-8", "surrogateescape")
+    err = err.decode("utf-8", "replace")
+    if rc != 0:
+        result.SetError(err.strip() or "%s exited with status %d" % (exe, rc))
         return
     if err:
         result.AppendWarning(err.strip())

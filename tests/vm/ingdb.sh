@@ -113,6 +113,57 @@ else
 	bad "the guest does not run after the second session"
 fi
 
+
+# --- lldb: the same load on lldb's own gdb-remote connection -----------------
+# lldb 14 cannot attach to a running QEMU guest (tests/vm/README.md): pause
+# it first; `process detach` lets it run.  Expected: image lookup -a of the
+# kallsyms address of each of the test module's symbols (it has DWARF)
+# names that symbol, not symbol + offset.  Lookups go in a file sourced
+# with -e false: an address lldb cannot resolve is an error, which would
+# end the script.
+vm_pause
+LLDB_PY=$(ls -d /usr/lib/llvm-*/lib/python3*/dist-packages/lldb/__init__.py 2>/dev/null | head -1)
+LLDB_PY=${LLDB_PY%/lldb/__init__.py}
+grep -Fxf <(awk '{ print $1, $2 }' "$W/sym/modsect_test.exp") "$W/sym/all.uexp" >"$W/lldb.want"
+awk '{ print "image lookup -a 0x" $2 }' "$W/lldb.want" >"$W/lldb.lookups"
+{
+	echo "gdb-remote 127.0.0.1:$VM_GDB_PORT"
+	echo "command script import $TOP/share/lldb/modsect.py"
+	echo "modsect lldb --all --kernel-image $VM_KERNEL --search $VM_OUT/testmod"
+	echo "command source -e false $W/lldb.lookups"
+	echo "process detach"
+} >"$W/lldb.lldb"
+rc=0
+PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} timeout "$GDB_TIMEOUT" lldb -b -s "$W/lldb.lldb" \
+	>"$W/lldb.out" 2>&1 </dev/null || rc=$?
+[ "$rc" = 0 ] || bad "[lldb] lldb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+res=$(awk '
+	FILENAME == ARGV[1] { want[$2] = $1; order[++n] = $2; next }
+	/^\(lldb\) image lookup -a 0x/ { cur = substr($5, 3); next }
+	/^\(lldb\) / { cur = ""; next }
+	cur != "" && $1 == "Summary:" { s = $0; sub(/^ *Summary: /, "", s); sum[cur] = s }
+	END {
+		for (i = 1; i <= n; i++) {
+			a = order[i]; nm = sum[a]; sub(/^[^ `]*`/, "", nm); split(nm, w, " ")
+			if (w[1] == want[a] && w[2] != "+") { k++; continue }
+			bad++
+			if (bad <= 10) printf "  %s at %s: %s\n", want[a], a, sum[a]
+		}
+		printf "RESULT %d %d\n", k + 0, bad + 0
+	}' "$W/lldb.want" "$W/lldb.out")
+read -r _ nok nbad <<<"$(tail -n 1 <<<"$res")"
+if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
+	ok "[lldb] modsect lldb --all on lldb's own connection: image lookup -a names all $nok kallsyms addresses of modsect_test"
+else
+	bad "[lldb] modsect lldb --all on lldb's own connection: $nbad of $((nok + nbad)) addresses wrong"
+	{ sed '$d' <<<"$res"; grep -v -e '^$' -e embedded_interpreter -e '^ ' "$W/lldb.out" | head -20; } | detail
+fi
+if vm_cmd dmesg 60; then
+	ok "[lldb] the guest runs after lldb detached"
+else
+	bad "[lldb] the guest does not run after lldb detached"
+	vm_resume || true
+fi
 fi
 
 # --- 3. modsect follow -------------------------------------------------------
