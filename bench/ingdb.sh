@@ -1,0 +1,93 @@
+#!/bin/bash
+# Inside gdb, on one boot with about 60 modules under QEMU TCG: modsect's
+# in-gdb load (share/gdb/modsect.py on gdb's own connection) against the
+# kernel's own lx-symbols (scripts/gdb with the Debian debug vmlinux, set up
+# by bench/lxsymbols.sh, fetched into bench/out/, never committed): the time
+# to load every module's symbols, and how many module symbols each puts at
+# the address the guest's /proc/kallsyms gives.
+#
+#   bench/ingdb.sh                 (as root; boots Debian's kernel in QEMU)
+#   BENCH_RUNS=7 bench/ingdb.sh    BENCH_LX=0 bench/ingdb.sh (no lx-symbols)
+#
+# Runs alternate between the variants, BENCH_RUNS rounds (default 5); each
+# run is a fresh gdb that attaches, loads, checks every expected symbol
+# (tests/vm/lib.sh vm_expected_syms: unique, in the module file's symtab)
+# and detaches. Prints per variant the median, min and max load time and
+# the symbols at their kallsyms address, and writes bench/out/ingdb.md.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+out=$here/out/ingdb
+mkdir -p "$out"
+runs=${BENCH_RUNS:-5}
+lx=${BENCH_LX:-1}
+
+make -s -C "$top" modsect modsect-static
+cp "$top/modsect" "$out/modsect"
+export MODSECT=$out/modsect MODSECT_STATIC=$top/modsect-static
+export MODSECT_VM_OUT=$out/vm MODSECT_VM_RUN=$out/vm/run
+export MODSECT_VM_STOCK_MODULES=${BENCH_MODULES:-"qemu_fw_cfg btrfs xfs ext4 dm-crypt raid456 isofs udf nls_utf8 vfat nfsv4 fuse overlay squashfs loop zram sctp bridge vxlan wireguard ceph"}
+export MODSECT_VM_MEM=1024M
+# shellcheck source=../tests/vm/lib.sh
+. "$top/tests/vm/lib.sh"
+vm_setup
+[ "$lx" = 0 ] || "$here/lxsymbols.sh" prepare "$VM_KREL" >&2
+vm_start
+vm_expected_syms "$out/sym"
+nmod=$(wc -l <"$out/sym/modules")
+nexp=$(wc -l <"$out/sym/all.uexp")
+# lx-symbols finds .ko files by name under one directory
+rm -rf "$out/lxmods"
+mkdir -p "$out/lxmods"
+while read -r _ f; do ln -sf "$f" "$out/lxmods/"; done <"$out/sym/modules"
+
+# one VARIANT: a gdb that times the load, then the symbol check
+one() {
+	local name=$1 t res
+	shift
+	case $name in
+	lx-symbols)
+		EXPECT=$out/sym/all.uexp "$here/lxsymbols.sh" run "$VM_KREL" "$VM_GDB_PORT" \
+			"$out/lxmods" "$out/$name.out" >/dev/null 2>&1 || true
+		t=$(sed -n 's/^LXTIME //p' "$out/$name.out")
+		;;
+	*)
+		{
+			echo "set pagination off"
+			echo "set confirm off"
+			echo "target remote 127.0.0.1:$VM_GDB_PORT"
+			echo "source $top/share/gdb/modsect.py"
+			echo "source $top/tests/vm/symdump.py"
+			echo "python import time; _t0 = time.time()"
+			echo "modsect $*"
+			echo "python print('TIME %.3f' % (time.time() - _t0))"
+			echo "python ms_addr('$out/sym/all.uexp', 'SYM')"
+			echo "detach"
+		} >"$out/$name.gdb"
+		timeout 600 gdb -q -nx -batch -x "$out/$name.gdb" >"$out/$name.out" 2>&1 </dev/null || true
+		t=$(sed -n 's/^TIME //p' "$out/$name.out")
+		;;
+	esac
+	res=$(vm_compare_syms "$out/sym/all.uexp" "$out/$name.out" | tail -n 1)
+	echo "$name ${t:-nan} ${res#RESULT }" >>"$out/ingdb.tsv"
+}
+: >"$out/ingdb.tsv"
+for ((i = 0; i < runs; i++)); do
+	one modsect-image gdb --all --kernel --kernel-image "$VM_KERNEL" --search "$VM_OUT/testmod"
+	one modsect-memory gdb --all --kernel --search "$VM_OUT/testmod"
+	[ "$lx" = 0 ] || one lx-symbols
+done
+vm_stop
+
+{
+	echo "| variant | median s | min s | max s | symbols at the kallsyms address |"
+	echo "|---|---|---|---|---|"
+	for v in modsect-image modsect-memory lx-symbols; do
+		grep -q "^$v " "$out/ingdb.tsv" || continue
+		awk -v v="$v" '$1 == v { print $2, $3, $4 }' "$out/ingdb.tsv" | sort -g |
+			awk -v v="$v" '{ t[NR] = $1; ok = $2; bad = $3 }
+				END { printf "| %s | %.2f | %.2f | %.2f | %d of %d |\n", v, t[int((NR + 1) / 2)], t[1], t[NR], ok, ok + bad }'
+	done
+	echo
+	echo "$nmod modules, $nexp expected symbols, $runs alternating rounds, kernel $VM_KREL, QEMU TCG, commit $(git -C "$top" rev-parse --short HEAD)"
+} | tee "$out/ingdb.md"
