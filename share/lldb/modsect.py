@@ -95,6 +95,137 @@ def run_lent(exe, args, process):
     return modsect_stub.run_lent(exe, args, arch, read_memory, read_pc)
 
 
+def run_commands(debugger, text):
+    """Runs the lldb commands of a `modsect lldb` script; returns
+    (output, None) or (output, error message)."""
+    interp = debugger.GetCommandInterpreter()
+    outs = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        r = lldb.SBCommandReturnObject()
+        interp.HandleCommand(line, r)
+        if r.GetOutput():
+            outs.append(r.GetOutput().rstrip("\n"))
+        if not r.Succeeded():
+            return outs, "%s\n(in: %s)" % ((r.GetError() or "failed").strip(), line)
+    return outs, None
+
+
+# modsect follow: where it stops and why, see share/gdb/modsect.py.
+FOLLOW_STOPS = ("do_init_module", "free_module")
+ARG0 = {"i386:x86-64": "rdi", "i386": "eax", "aarch64": "x0"}
+
+
+class Follow:
+    def __init__(self):
+        self.bps = []
+        self.args = []
+        self.loaded = {}  # struct module address -> (name, .text address)
+
+    def off(self, target):
+        for bp in self.bps:
+            target.BreakpointDelete(bp.GetID())
+        self.bps = []
+
+    def _one(self, process, mod):
+        """The lldb commands and (name, .text address) of one module."""
+        rc, out, err = run_lent(modsect_binary(),
+                                ["lldb", "--all", "--module-at", "0x%x" % mod] + self.args,
+                                process)
+        if rc != 0:
+            raise RuntimeError(err.decode("utf-8", "replace").strip())
+        text = out.decode("utf-8", "surrogateescape")
+        name = addr = None
+        for line in text.splitlines():
+            if line.startswith("# ") and ") from " in line and name is None:
+                name = line[2:].split(" ", 1)[0]
+            w = line.split()
+            if line.startswith("target modules load ") and ".text" in w:
+                addr = int(w[w.index(".text") + 1], 16)
+        return text, name, addr
+
+    def on_load(self, frame):
+        process = frame.GetThread().GetProcess()
+        mod = frame.FindRegister(self.arg0).GetValueAsUnsigned()
+        if mod in self.loaded:
+            return
+        text, name, addr = self._one(process, mod)
+        _, e = run_commands(process.GetTarget().GetDebugger(), text)
+        if e:
+            raise RuntimeError(e)
+        self.loaded[mod] = (name, addr)
+        print("modsect: %s loaded at 0x%x" % (name, addr))
+
+    def on_free(self, frame):
+        process = frame.GetThread().GetProcess()
+        target = process.GetTarget()
+        mod = frame.FindRegister(self.arg0).GetValueAsUnsigned()
+        name, addr = self.loaded.pop(mod, (None, None))
+        if addr is None:  # loaded before follow began
+            _, name, addr = self._one(process, mod)
+        m = target.ResolveLoadAddress(addr).GetModule() if addr else None
+        if m is None or not m.IsValid():
+            return
+        target.RemoveModule(m)
+        print("modsect: %s unloaded" % name)
+
+
+FOLLOW = Follow()
+
+
+def _follow_cb(method):
+    def cb(frame, bp_loc, internal_dict):
+        try:
+            method(frame)
+        except Exception as e:  # never stop the target for our own failure
+            print("modsect follow: %s" % e)
+        return False
+    return cb
+
+
+follow_load = _follow_cb(FOLLOW.on_load)
+follow_free = _follow_cb(FOLLOW.on_free)
+
+
+def follow_command(debugger, args, result):
+    target = debugger.GetSelectedTarget()
+    FOLLOW.off(target)
+    if args == ["off"]:
+        result.SetStatus(lldb.eReturnStatusSuccessFinishNoResult)
+        return
+    process = target.GetProcess()
+    if not process.IsValid() or process.GetPluginName() != "gdb-remote":
+        result.SetError("modsect follow: not connected to a remote target (gdb-remote)")
+        return
+    arch = TRIPLE_ARCH.get((target.GetTriple() or "").split("-", 1)[0])
+    if arch not in ARG0:
+        result.SetError("modsect follow: architecture %s is not supported" % target.GetTriple())
+        return
+    FOLLOW.arg0 = ARG0[arch]
+    FOLLOW.args = args
+    rc, out, err = run_lent(modsect_binary(), ["lldb", "--all", "--kernel"] + args, process)
+    if rc != 0:
+        result.SetError(err.decode("utf-8", "replace").strip())
+        return
+    _, e = run_commands(debugger, out.decode("utf-8", "surrogateescape"))
+    if e:
+        result.SetError(e)
+        return
+    for fn, cb in zip(FOLLOW_STOPS, ("follow_load", "follow_free")):
+        syms = target.FindSymbols(fn)
+        if syms.GetSize() < 1:
+            result.SetError("modsect follow: the kernel has no %s in kallsyms" % fn)
+            FOLLOW.off(target)
+            return
+        addr = syms.GetContextAtIndex(0).GetSymbol().GetStartAddress().GetLoadAddress(target)
+        bp = target.BreakpointCreateByAddress(addr)
+        bp.SetScriptCallbackFunction("%s.%s" % (__name__, cb))
+        FOLLOW.bps.append(bp)
+    result.AppendMessage("modsect: following module loads and unloads (modsect follow off to stop)")
+    result.SetStatus(lldb.eReturnStatusSuccessFinishNoResult)
+
+
 def modsect_command(debugger, command, result, internal_dict):
     """Run modsect; `modsect lldb ...` loads its commands (see modsect(1))."""
     try:
@@ -105,6 +236,9 @@ def modsect_command(debugger, command, result, internal_dict):
     exe = modsect_binary()
     if not exe:
         result.SetError("modsect: no modsect binary (set $MODSECT, or put it in PATH)")
+        return
+    if args and args[0] == "follow":
+        follow_command(debugger, args[1:], result)
         return
     process = debugger.GetSelectedTarget().GetProcess()
     try:
@@ -134,17 +268,12 @@ def modsect_command(debugger, command, result, internal_dict):
     if ofile is not None and ofile != "-":
         with open(ofile, encoding="utf-8", errors="surrogateescape") as f:
             out = f.read()
-    interp = debugger.GetCommandInterpreter()
-    for line in out.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        r = lldb.SBCommandReturnObject()
-        interp.HandleCommand(line, r)
-        if r.GetOutput():
-            result.AppendMessage(r.GetOutput().rstrip("\n"))
-        if not r.Succeeded():
-            result.SetError("%s\n(in: %s)" % ((r.GetError() or "failed").strip(), line))
-            return
+    outs, e = run_commands(debugger, out)
+    for o in outs:
+        result.AppendMessage(o)
+    if e:
+        result.SetError(e)
+        return
     result.SetStatus(lldb.eReturnStatusSuccessFinishNoResult)
 
 

@@ -164,6 +164,40 @@ else
 	bad "[lldb] the guest does not run after lldb detached"
 	vm_resume || true
 fi
+
+# lldb's modsect follow: the guest unloads and loads the test module twice,
+# then pokes it; lldb's breakpoint by name follows the module.
+vm_pause
+vm_send "cycle 2"
+{
+	echo "gdb-remote 127.0.0.1:$VM_GDB_PORT"
+	echo "command script import $TOP/share/lldb/modsect.py"
+	echo "modsect follow --kernel-image $VM_KERNEL --search $VM_OUT/testmod"
+	echo "breakpoint set -n modsect_test_poke"
+	echo "process continue"
+	echo "bt 1"
+	echo "modsect follow off"
+	echo "process detach"
+} >"$W/lldb-follow.lldb"
+rc=0
+PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} timeout "$GDB_TIMEOUT" lldb -b -s "$W/lldb-follow.lldb" \
+	>"$W/lldb-follow.out" 2>&1 </dev/null || rc=$?
+[ "$rc" = 0 ] || bad "[lldb follow] lldb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+nl=$(grep -c '^modsect: modsect_test loaded at 0x' "$W/lldb-follow.out")
+nu=$(grep -c '^modsect: modsect_test unloaded$' "$W/lldb-follow.out")
+if [ "$nl" = 2 ] && [ "$nu" = 2 ] &&
+	grep -qE "frame #0: 0x[0-9a-f]+ modsect_test\.ko.modsect_test_poke\(value=13\) at modsect_test\.c:[0-9]+" "$W/lldb-follow.out"; then
+	ok "[lldb follow] 2 unloads and 2 loads followed (one line each), the breakpoint by name hit in the reloaded module with file:line"
+else
+	bad "[lldb follow] $nl load and $nu unload lines (want 2 and 2), or modsect_test_poke not hit"
+	grep -v -e '^$' -e embedded_interpreter -e '^Traceback' -e '^  File "<string>"' "$W/lldb-follow.out" | head -30 | detail
+fi
+if vm_wait_for '^==MODSECT-ACK [0-9]+ cycle 2 rc=0==$' 60; then
+	ok "[lldb follow] the guest completed the cycle after lldb detached"
+else
+	bad "[lldb follow] the guest did not complete the cycle"
+	vm_resume || true
+fi
 fi
 
 # --- 3. modsect follow -------------------------------------------------------
