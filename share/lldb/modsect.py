@@ -12,6 +12,9 @@ prints (target modules add / load); any other subcommand's output is
 printed.  Connected to a remote target (gdb-remote) and given no
 --capture, --remote, --vmcore or --root, modsect reads the map from the
 target's memory over lldb's own connection (share/python/modsect_stub.py).
+`modsect follow [OPTIONS]` loads every module and the core kernel's
+symbols, then follows loads (at do_init_module) and unloads (at
+free_module) as share/gdb/modsect.py does; `modsect follow off` stops.
 A non-zero exit of modsect, or a command lldb refuses, is an
 lldb error carrying the message.  The binary is $MODSECT, else the modsect
 installed with this script (PREFIX/bin/modsect), else the one in the
