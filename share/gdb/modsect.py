@@ -172,13 +172,11 @@ ARG0 = {"i386:x86-64": "$rdi", "i386": "$eax", "aarch64": "$x0"}
 
 def _script_module(text):
     """(name, .text address) of the one module of a `modsect gdb` script."""
-    name = addr = None
+    addr = None
     for line in text.splitlines():
-        if line.startswith("# ") and ") from " in line and name is None:
-            name = line[2:].split(" ", 1)[0]
-        elif line.startswith("add-symbol-file "):
+        if line.startswith("add-symbol-file "):
             addr = int(gdb.string_to_argv(line)[2], 16)
-    return name, addr
+    return modsect_stub.script_module_name(text), addr
 
 
 class _Stop(gdb.Breakpoint):

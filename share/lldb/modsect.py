@@ -139,10 +139,8 @@ class Follow:
         if rc != 0:
             raise RuntimeError(err.decode("utf-8", "replace").strip())
         text = out.decode("utf-8", "surrogateescape")
-        name = addr = None
+        name, addr = modsect_stub.script_module_name(text), None
         for line in text.splitlines():
-            if line.startswith("# ") and ") from " in line and name is None:
-                name = line[2:].split(" ", 1)[0]
             w = line.split()
             if line.startswith("target modules load ") and ".text" in w:
                 addr = int(w[w.index(".text") + 1], 16)

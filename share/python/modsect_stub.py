@@ -40,6 +40,15 @@ def wants_source(args):
     return True
 
 
+def script_module_name(text):
+    """The module a `modsect gdb`/`modsect lldb` script of one module is
+    for: its first "# NAME (STATE) from FILE" comment."""
+    for line in text.splitlines():
+        if line.startswith("# ") and ") from " in line:
+            return line[2:].split(" ", 1)[0]
+    return None
+
+
 def _checksum(data):
     return b"%02x" % (sum(data) & 0xFF)
 
