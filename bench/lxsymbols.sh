@@ -112,9 +112,9 @@ EOF
 }
 
 run() {
-	[ $# -eq 4 ] || die "usage: $0 run REL PORT MODDIR OUT"
-	local port=$1 moddir out=$4
-	moddir=$(cd "$3" && pwd)
+	[ $# -eq 3 ] || die "usage: $0 run REL PORT MODDIR OUT"
+	local port=$1 moddir out=$3
+	moddir=$(cd "$2" && pwd)
 	[ -e "$d/prepared" ] || die "run '$0 prepare $rel' first"
 	[ -z "${EXPECT:-}" ] || [ -r "$EXPECT" ] || die "EXPECT=$EXPECT not readable"
 	# One python block: a gdb error must not end the script before
@@ -124,6 +124,8 @@ run() {
 	cat >"$cmds" <<EOF
 set pagination off
 set confirm off
+# sourced explicitly below; auto-load would also re-source it at the reload
+set auto-load python-scripts off
 source $top/tests/vm/symdump.py
 python import time; t0 = time.time()
 file $d/vmlinux
@@ -146,6 +148,9 @@ EOF
 	(cd "$d" && timeout 900 gdb -q -nx -batch -x "$cmds" >"$out" 2>&1) || true
 	rm -f "$cmds"
 	grep -E '^(LXTIME|LXERR)' "$out" || die "no LXTIME in $out"
+	if grep -q '^LXERR.*Cannot access memory' "$out"; then
+		echo "lxsymbols: KASLR? boot the guest with nokaslr" >&2
+	fi
 	! grep -q '^LXERR' "$out"
 }
 
