@@ -28,6 +28,10 @@ export MODSECT=$out/modsect MODSECT_STATIC=$top/modsect-static
 export MODSECT_VM_OUT=$out/vm MODSECT_VM_RUN=$out/vm/run
 export MODSECT_VM_STOCK_MODULES=${BENCH_MODULES:-"qemu_fw_cfg btrfs xfs ext4 dm-crypt raid456 isofs udf nls_utf8 vfat nfsv4 fuse overlay squashfs loop zram sctp bridge vxlan wireguard ceph"}
 export MODSECT_VM_MEM=1024M
+# 6.1's lx-symbols cannot find the module list of a KASLR kernel (it reads
+# `modules` at vmlinux's link address: 0 of 1015 symbols, "Cannot access
+# memory"), so the head-to-head boots without KASLR; BENCH_LX=0 keeps it.
+[ "$lx" = 0 ] || export MODSECT_VM_APPEND="${MODSECT_VM_APPEND:+$MODSECT_VM_APPEND }nokaslr"
 # shellcheck source=../tests/vm/lib.sh
 . "$top/tests/vm/lib.sh"
 vm_setup
