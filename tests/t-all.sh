@@ -50,6 +50,14 @@ rm -rf "$R/lib/modules"
 ms gdb --root "$R" --all
 check_refused "gdb --all, no file found at all: exit 1" 1 'no module file found for any of the 2 modules'
 
+# A capture that does not say its release, with nowhere else to look: one
+# line saying what to give, not one warning per module.
+printf '%s .text 0xffffffffc0%d00000\n' m1 1 m2 2 m3 3 >"$T/norel.txt"
+ms gdb --all --capture "$T/norel.txt"
+check_refused "gdb --all, capture without release and no --moddir/--search: exit 1" 1 \
+	'does not say which kernel it is from \(no release line\).*give --moddir DIR or --search DIR'
+check_eq "gdb --all, capture without release: exactly one line on stderr" 1 "$(wc -l <"$T/err")"
+
 # A mismatch is not skipped: it stops --all (exit 3).
 mkmod "$T/b" othermod 1 || bail "othermod build 2"
 ms gdb --root "$R" --all --search "$T/b" --search "$T/mod"

@@ -82,6 +82,15 @@ grep -v '^#' "$T/out" >"$T/b"
 grep -v '^#' "$T/norm.cap" >"$T/a"
 check_same "capture --capture: grep and sh loop captures rewrite alike" "$T/a" "$T/b"
 
+# The README's forms with their release and machine lines first: the
+# rewritten capture says both.
+for form in loop grep; do
+	{ echo "release $REL"; echo "machine x86_64"; cat "$T/$form.txt"; } >"$T/$form-rel.txt"
+	ms capture --capture "$T/$form-rel.txt"
+	check_eq "capture --capture of the $form form with release and machine lines: both kept" \
+		"release $REL,machine x86_64" "$(grep -E '^(release|machine) ' "$T/out" | paste -sd,)"
+done
+
 # Garbage on line 4.
 { head -3 "$T/c.cap"; echo "this is not a capture line"; tail -n +4 "$T/c.cap"; } >"$T/garbage.cap"
 ms gdb --capture "$T/garbage.cap" --moddir "$MD" testmod

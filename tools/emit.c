@@ -187,6 +187,17 @@ int emit_modules(struct opts *o,
 	r = setup_ctx(o, &ctx, &err);
 	if (!r)
 		r = load_map(ctx, o, only, &map, &err);
+	/*
+	 * With no release, no --moddir and no --search there is nowhere to
+	 * look: one line saying what to give, not one warning per module.
+	 */
+	if (!r && o->all && !map->release && !o->moddir && !o->nsearch)
+		r = ms_err_set(
+			&err, ENOENT,
+			"%s does not say which kernel it is from (no release line), so module files cannot be found: give --moddir DIR or --search DIR",
+			map->origin);
+	if (!r && o->all && !map->nmodules)
+		r = ms_err_set(&err, ENOENT, "%s has no modules", map->origin);
 	if (!r)
 		r = ms_finder_new(ctx, map->release, &fi, &err);
 	if (!r)
