@@ -337,12 +337,10 @@ int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
 	return 0;
 }
 
-int ms_machine_elf(const char *m, int *em, int *cls, int *data)
-{
-	static const struct {
-		const char *name;
-		int em, cls, data;
-	} ms[] = {
+static const struct {
+	const char *name;
+	int em, cls, data;
+} machines[] = {
 		{ "x86_64", EM_X86_64, ELFCLASS64, ELFDATA2LSB },
 		{ "aarch64", EM_AARCH64, ELFCLASS64, ELFDATA2LSB },
 		{ "riscv64", EM_RISCV, ELFCLASS64, ELFDATA2LSB },
@@ -351,16 +349,27 @@ int ms_machine_elf(const char *m, int *em, int *cls, int *data)
 		{ "i686", EM_386, ELFCLASS32, ELFDATA2LSB },
 		{ "i386", EM_386, ELFCLASS32, ELFDATA2LSB },
 		{ "armv7l", EM_ARM, ELFCLASS32, ELFDATA2LSB },
-	};
+};
 
-	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
-		if (strcmp(ms[i].name, m) == 0) {
-			*em = ms[i].em;
-			*cls = ms[i].cls;
-			*data = ms[i].data;
+int ms_machine_elf(const char *m, int *em, int *cls, int *data)
+{
+	for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++)
+		if (strcmp(machines[i].name, m) == 0) {
+			*em = machines[i].em;
+			*cls = machines[i].cls;
+			*data = machines[i].data;
 			return 0;
 		}
 	return -ENOTSUP;
+}
+
+/* uname -m's name of an ELF machine and class, or "unknown". */
+static const char *machine_name(int em, int cls)
+{
+	for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++)
+		if (machines[i].em == em && machines[i].cls == cls)
+			return machines[i].name;
+	return "unknown";
 }
 
 int ms_modfile_check_machine(const struct ms_modfile *f, const char *machine,
@@ -375,9 +384,10 @@ int ms_modfile_check_machine(const struct ms_modfile *f, const char *machine,
 	if (eh.e_machine != em || f->elfclass != cls)
 		return ms_err_set(
 			err, EBADMSG,
-			"%s is for ELF machine %u (class %d), but the kernel is %s: it is not a module of this kernel",
-			f->path, eh.e_machine,
-			f->elfclass == ELFCLASS64 ? 64 : 32, machine);
+			"%s is for %s (ELF machine %u, %d-bit), but the kernel is %s: it is not a module of this kernel",
+			f->path, machine_name(eh.e_machine, f->elfclass),
+			eh.e_machine, f->elfclass == ELFCLASS64 ? 64 : 32,
+			machine);
 	return 0;
 }
 

@@ -91,6 +91,19 @@ for form in loop grep; do
 		"release $REL,machine x86_64" "$(grep -E '^(release|machine) ' "$T/out" | paste -sd,)"
 done
 
+# A module file of another machine than the capture says: refused naming
+# both (an arm64 map given the x86-64 module), for gdb and lldb alike.
+sed 's/^machine x86_64$/machine aarch64/' "$T/c.cap" >"$T/arm.cap"
+for dbg in gdb lldb; do
+	ms $dbg --capture "$T/arm.cap" --moddir "$MD" testmod
+	check_refused "$dbg: x86-64 module file for an aarch64 map: exit 3 naming both" 3 \
+		'testmod\.ko is for x86_64 \(ELF machine 62, 64-bit\), but the kernel is aarch64: it is not a module of this kernel'
+done
+sed 's/^machine x86_64$/machine i686/' "$T/c.cap" >"$T/i386.cap"
+ms gdb --capture "$T/i386.cap" --moddir "$MD" testmod
+check_refused "gdb: x86-64 module file for an i686 map: exit 3 naming both" 3 \
+	'is for x86_64 \(ELF machine 62, 64-bit\), but the kernel is i686'
+
 # Garbage on line 4.
 { head -3 "$T/c.cap"; echo "this is not a capture line"; tail -n +4 "$T/c.cap"; } >"$T/garbage.cap"
 ms gdb --capture "$T/garbage.cap" --moddir "$MD" testmod
