@@ -207,6 +207,7 @@ class Follow:
         self.stops = []
         self.args = []
         self.loaded = {}  # struct module address -> (name, .text address)
+        self.arg0 = None  # the first argument register, set by on/follow
 
     def off(self):
         for bp in self.stops:

@@ -125,6 +125,7 @@ class Follow:
         self.bps = []
         self.args = []
         self.loaded = {}  # struct module address -> (name, .text address)
+        self.arg0 = None  # the first argument register, set by on/follow
 
     def off(self, target):
         for bp in self.bps:

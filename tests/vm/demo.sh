@@ -10,9 +10,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-MODSECT=${MODSECT:-./modsect}
-case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
-[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
+vm_modsect "./modsect"
 [ -n "${MODSECT_STATIC:-}" ] || vm_die "MODSECT_STATIC (the static modsect for the guest) is not set; use make demo"
 POKE=${MODSECT_DEMO_POKE:-42}
 GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-120}

@@ -18,14 +18,8 @@ unset DEBUGINFOD_URLS
 
 TOP=$(cd "$VM_DIR/../.." && pwd)
 GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-120}
-MODSECT=${MODSECT:-$TOP/modsect}
-case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
-[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
-export MODSECT
+vm_modsect "$TOP/modsect"
 POKE=9
-npass=0 nfail=0
-ok() { printf 'ok: %s\n' "$*"; npass=$((npass + 1)); }
-bad() { printf 'FAIL: %s\n' "$*"; nfail=$((nfail + 1)); }
 
 vm_setup
 vm_start

@@ -24,14 +24,7 @@ unset DEBUGINFOD_URLS
 
 TOP=$(cd "$VM_DIR/../.." && pwd)
 GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-180}
-MODSECT=${MODSECT:-$TOP/modsect}
-case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
-[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
-export MODSECT
-npass=0 nfail=0
-ok() { printf 'ok: %s\n' "$*"; npass=$((npass + 1)); }
-bad() { printf 'FAIL: %s\n' "$*"; nfail=$((nfail + 1)); }
-detail() { sed 's/^/    | /'; }
+vm_modsect "$TOP/modsect"
 
 vm_setup
 vm_start
@@ -124,6 +117,14 @@ fi
 vm_pause
 LLDB_PY=$(ls -d /usr/lib/llvm-*/lib/python3*/dist-packages/lldb/__init__.py 2>/dev/null | head -1)
 LLDB_PY=${LLDB_PY%/lldb/__init__.py}
+# run_lldb NAME: lldb runs $W/NAME.lldb (with Debian's lldb 14 python
+# path), output in $W/NAME.out; a non-zero exit is a failure.
+run_lldb() {
+	local rc=0
+	PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} timeout "$GDB_TIMEOUT" lldb -b -s "$W/$1.lldb" \
+		>"$W/$1.out" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || bad "[$1] lldb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+}
 grep -Fxf <(awk '{ print $1, $2 }' "$W/sym/modsect_test.exp") "$W/sym/all.uexp" >"$W/lldb.want"
 awk '{ print "image lookup -a 0x" $2 }' "$W/lldb.want" >"$W/lldb.lookups"
 {
@@ -133,10 +134,7 @@ awk '{ print "image lookup -a 0x" $2 }' "$W/lldb.want" >"$W/lldb.lookups"
 	echo "command source -e false $W/lldb.lookups"
 	echo "process detach"
 } >"$W/lldb.lldb"
-rc=0
-PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} timeout "$GDB_TIMEOUT" lldb -b -s "$W/lldb.lldb" \
-	>"$W/lldb.out" 2>&1 </dev/null || rc=$?
-[ "$rc" = 0 ] || bad "[lldb] lldb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+run_lldb lldb
 res=$(awk '
 	FILENAME == ARGV[1] { want[$2] = $1; order[++n] = $2; next }
 	/^\(lldb\) image lookup -a 0x/ { cur = substr($5, 3); next }
@@ -179,10 +177,7 @@ vm_send "cycle 2"
 	echo "modsect follow off"
 	echo "process detach"
 } >"$W/lldb-follow.lldb"
-rc=0
-PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} timeout "$GDB_TIMEOUT" lldb -b -s "$W/lldb-follow.lldb" \
-	>"$W/lldb-follow.out" 2>&1 </dev/null || rc=$?
-[ "$rc" = 0 ] || bad "[lldb follow] lldb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+run_lldb lldb-follow
 nl=$(grep -c '^modsect: modsect_test loaded at 0x' "$W/lldb-follow.out")
 nu=$(grep -c '^modsect: modsect_test unloaded$' "$W/lldb-follow.out")
 if [ "$nl" = 2 ] && [ "$nu" = 2 ] &&

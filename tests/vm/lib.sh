@@ -597,14 +597,15 @@ vm_expected_syms() {
 	done <"$d/modules"
 }
 
-# vm_compare_syms EXPECTED GDB_OUTPUT: EXPECTED's "<name> <hex>" against
-# symdump.py's "SYM <name> <hex>" / "SYMERR <name> <error>" lines; prints
-# up to 10 differences, then "RESULT <matching> <differing>".
+# vm_compare_syms EXPECTED GDB_OUTPUT [TAG]: EXPECTED's "<name> <hex>"
+# against symdump.py's "TAG <name> <hex>" / "TAGERR <name> <error>" lines
+# (TAG: SYM); prints up to 10 differences, then "RESULT <matching>
+# <differing>".
 vm_compare_syms() {
-	awk '
+	awk -v tag="${3:-SYM}" '
 		FILENAME == ARGV[1] { want[$1] = $2; order[++n] = $1; next }
-		$1 == "SYM" { g = $3; while (length(g) < 16) g = "0" g; got[$2] = g; next }
-		$1 == "SYMERR" { e = $0; sub(/^[^ ]+ [^ ]+ /, "", e); err[$2] = e }
+		$1 == tag { g = $3; while (length(g) < 16) g = "0" g; got[$2] = g; next }
+		$1 == tag "ERR" { e = $0; sub(/^[^ ]+ [^ ]+ /, "", e); err[$2] = e }
 		END {
 			for (i = 1; i <= n; i++) {
 				s = order[i]
@@ -615,3 +616,19 @@ vm_compare_syms() {
 			printf "RESULT %d %d\n", okn + 0, bad + 0
 		}' "$1" "$2"
 }
+
+# vm_modsect DEFAULT: $MODSECT (DEFAULT when unset) made an absolute path
+# to an executable and exported, or the script dies.
+vm_modsect() {
+	MODSECT=${MODSECT:-$1}
+	case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
+	[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
+	export MODSECT
+}
+
+# The checks' output: "ok: ..." / "FAIL: ..." lines counted in npass and
+# nfail, detail lines indented under a failure.  (smoke.sh keeps its own.)
+npass=0 nfail=0
+ok() { printf 'ok: %s\n' "$*"; npass=$((npass + 1)); }
+bad() { printf 'FAIL: %s\n' "$*"; nfail=$((nfail + 1)); }
+detail() { sed 's/^/    | /'; }

@@ -44,9 +44,7 @@ export MODSECT_VM_STOCK_MODULES=${MODSECT_VM_STOCK_MODULES:-"crc-itu-t dm-mod is
 
 TOP=$(cd "$VM_DIR/../.." && pwd)
 GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-120}
-MODSECT=${MODSECT:-$TOP/modsect}
-case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
-[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
+vm_modsect "$TOP/modsect"
 # The test helpers are built beside the binary under test (tests/lib.sh).
 if [ "$MODSECT" = "$TOP/modsect" ]; then
 	TEST_TOOLS=${TEST_TOOLS:-$TOP/build/tests}
@@ -61,10 +59,6 @@ for t in python3 socat gdb; do
 	command -v "$t" >/dev/null 2>&1 || vm_die "$t is missing (scripts/deps.sh check installs it)"
 done
 
-npass=0 nfail=0
-ok() { printf 'ok: %s\n' "$*"; npass=$((npass + 1)); }
-bad() { printf 'FAIL: %s\n' "$*"; nfail=$((nfail + 1)); }
-detail() { sed 's/^/    | /'; }
 
 vm_setup
 vm_start

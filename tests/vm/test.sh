@@ -70,18 +70,12 @@ unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH DEBUGINFOD_TIMEOUT
 
 t_start=$(date +%s)
 GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-120}
-MODSECT=${MODSECT:-./modsect}
-case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
-[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
+vm_modsect "./modsect"
 MODSECT_ORIG=$MODSECT
 # The same binary also runs live inside the guest (with its libraries).
 export MODSECT_DYN=${MODSECT_DYN:-$MODSECT_ORIG}
 
-npass=0 nfail=0
-ok() { printf 'ok: %s\n' "$*"; npass=$((npass + 1)); }
-bad() { printf 'FAIL: %s\n' "$*"; nfail=$((nfail + 1)); }
 note() { printf 'note: %s\n' "$*"; }
-detail() { sed 's/^/    | /'; }
 
 finish() {
 	echo "timing: boot ${VM_BOOT_SECONDS:-?}s, total $(($(date +%s) - t_start))s"
@@ -336,19 +330,7 @@ grep -q '^modsect_test_poke ' "$W/sym/modsect_test.exp" || bad "modsect_test_pok
 # must appear as "<TAG> <name> <hex>" in OUTFILE with the same address.
 compare_addrs() {
 	local label=$1 exp=$2 out=$3 tag=$4 res
-	res=$(awk -v tag="$tag" '
-		FILENAME != ARGV[1] { want[$1] = $2; order[++n] = $1; next }
-		$1 == tag { g = $3; while (length(g) < 16) g = "0" g; got[$2] = g; next }
-		$1 == tag "ERR" { e = $0; sub(/^[^ ]+ [^ ]+ /, "", e); err[$2] = e }
-		END {
-			for (i = 1; i <= n; i++) {
-				s = order[i]
-				if (s in got && got[s] == want[s]) { okn++; continue }
-				bad++
-				if (bad <= 10) printf "  %s: want %s, got %s\n", s, want[s], (s in got ? got[s] : (s in err ? "error: " err[s] : "nothing"))
-			}
-			printf "RESULT %d %d\n", okn, bad
-		}' "$out" "$exp")
+	res=$(vm_compare_syms "$exp" "$out" "$tag")
 	read -r _ nok nbad <<<"$(tail -n1 <<<"$res")"
 	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
 		ok "$label: $nok/$nok symbol addresses == kallsyms"
