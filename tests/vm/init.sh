@@ -93,6 +93,17 @@ begin sysfs-grep
 grep -r . /sys/module/*/sections/ >&3
 end sysfs-grep
 
+# The README's two capture forms, as a user with no modsect on the target
+# types them (release and machine lines first).
+begin readme-loop
+{ echo "release $(uname -r)"; echo "machine $(uname -m)"
+  for d in /sys/module/*/sections; do m=${d%/sections}; m=${m#/sys/module/}; for f in $d/.* $d/*; do [ -f "$f" ] && echo "$m ${f##*/} $(cat $f)"; done; done
+} >&3
+end readme-loop
+begin readme-grep
+{ echo "release $(uname -r)"; echo "machine $(uname -m)"; grep -r . /sys/module/*/sections/; } >&3
+end readme-grep
+
 begin kallsyms
 grep '\[' /proc/kallsyms >&3
 end kallsyms

@@ -28,6 +28,10 @@ VM_QEMU_PID=
 VM_GDB_PORT=
 VM_APT_UPDATED=
 
+# shellcheck source=tests/vm/kernels.sh
+. "$VM_DIR/kernels.sh"
+vm_profile
+
 vm_log() { printf 'vm: %s\n' "$*" >&2; }
 vm_die() { printf 'vm: ERROR: %s\n' "$*" >&2; exit 1; }
 
@@ -64,6 +68,10 @@ vm_need_pkgs() {
 # package also ships /bin/busybox but dynamically linked).
 vm_busybox() {
 	local bb
+	if [ -n "$VM_ROOT" ]; then
+		[ -x "$VM_ROOT/bin/busybox" ] && echo "$VM_ROOT/bin/busybox"
+		return
+	fi
 	for bb in /bin/busybox /usr/bin/busybox; do
 		if [ -x "$bb" ] && ! readelf -lW "$bb" 2>/dev/null | grep -q INTERP; then
 			echo "$bb"
@@ -78,6 +86,8 @@ vm_ensure_host_pkgs() {
 		modprobe:kmod readelf:binutils strip:binutils objcopy:binutils \
 		gcc:gcc make:make \
 		gdb:gdb od:coreutils awk:mawk timeout:coreutils
+	vm_profile_pkgs
+	[ "$VM_PROFILE" = host ] && return 0
 	if ! vm_busybox >/dev/null; then
 		if [ "$(id -u)" != 0 ]; then
 			vm_die "need a static busybox; run as root: apt-get install -y busybox-static"
@@ -93,6 +103,12 @@ vm_ensure_host_pkgs() {
 vm_find_kernel() {
 	local k rel
 	VM_KREL=
+	if [ "$VM_PROFILE" != host ]; then
+		vm_fetch_kernel
+		VM_KERNEL=$VM_ROOT/boot/vmlinuz-$VM_KREL
+		VM_KBUILD=$VM_ROOT/lib/modules/$VM_KREL/build
+		return 0
+	fi
 	if [ -n "${MODSECT_VM_KREL:-}" ]; then
 		VM_KREL=$MODSECT_VM_KREL
 	else
@@ -131,13 +147,14 @@ vm_build_testmod() {
 	local b=$VM_OUT/testmod
 	mkdir -p "$b"
 	cp "$VM_DIR/testmod/modsect_test.c" "$VM_DIR/testmod/Makefile" "$b/"
-	if ! make -s -C "$VM_KBUILD" M="$b" modules >"$VM_OUT/testmod-build.log" 2>&1; then
+	# shellcheck disable=SC2086
+	if ! make -s -C "$VM_KBUILD" M="$b" $VM_KMAKE modules >"$VM_OUT/testmod-build.log" 2>&1; then
 		cat "$VM_OUT/testmod-build.log" >&2
 		vm_die "building the test module failed"
 	fi
 	VM_TESTMOD_KO=$b/modsect_test.ko
 	VM_TESTMOD_KO_STRIPPED=$b/modsect_test.stripped.ko
-	strip --strip-debug -o "$VM_TESTMOD_KO_STRIPPED" "$VM_TESTMOD_KO" ||
+	"${VM_CROSS}strip" --strip-debug -o "$VM_TESTMOD_KO_STRIPPED" "$VM_TESTMOD_KO" ||
 		vm_die "strip failed"
 	readelf -S "$VM_TESTMOD_KO" | grep -q '\.debug_info' ||
 		vm_die "$VM_TESTMOD_KO has no debug info"
@@ -145,7 +162,7 @@ vm_build_testmod() {
 		vm_die "$VM_TESTMOD_KO_STRIPPED still has debug sections"
 	# Not named *.ko*: --search "$b" must keep finding modsect_test.ko.
 	VM_TESTMOD_DEBUG=$b/modsect_test.debug
-	objcopy --only-keep-debug "$VM_TESTMOD_KO" "$VM_TESTMOD_DEBUG" ||
+	"${VM_CROSS}objcopy" --only-keep-debug "$VM_TESTMOD_KO" "$VM_TESTMOD_DEBUG" ||
 		vm_die "objcopy --only-keep-debug failed"
 	VM_TESTMOD_BUILD_ID=$(vm_build_id "$VM_TESTMOD_KO")
 	[ -n "$VM_TESTMOD_BUILD_ID" ] &&
@@ -163,7 +180,7 @@ vm_build_id() {
 # Print the host paths of a stock module and its dependencies, dependencies
 # first (the order modprobe would insmod them).
 vm_module_paths() {
-	modprobe -S "$VM_KREL" --show-depends "$1" 2>/dev/null |
+	modprobe -d "${VM_ROOT:-/}" -S "$VM_KREL" --show-depends "$1" 2>/dev/null |
 		awk '$1 == "insmod" { print $2 }'
 }
 
@@ -322,15 +339,14 @@ vm_start() {
 		# qmp.sock: QMP for vm_dump.  -device vmcoreinfo: the guest's
 		# qemu_fw_cfg driver hands QEMU its VMCOREINFO note for dumps.
 		rm -f "$VM_RUN/qmp.sock"
-		qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp 1 \
+		vm_qemu_machine "$VM_RUN"
+		"$VM_QEMU" -accel tcg -m "$VM_MEM" -smp 1 \
 			-nographic -nodefaults -monitor none -no-reboot \
 			-qmp "unix:$VM_RUN/qmp.sock,server=on,wait=off" \
 			-device vmcoreinfo \
 			-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
-			-append "console=ttyS0 panic=1 loglevel=7 ${MODSECT_VM_APPEND:-}" \
-			-serial "file:$VM_RUN/console.log" \
-			-serial "file:$VM_RUN/serial1.log" \
-			-serial "pipe:$VM_RUN/trigger" \
+			-append "console=$VM_CONSOLE panic=1 loglevel=7 ${MODSECT_VM_APPEND:-}" \
+			"${VM_QEMU_ARGS[@]}" \
 			-gdb "tcp:127.0.0.1:$port" \
 			</dev/null >"$VM_RUN/qemu.log" 2>&1 &
 		VM_QEMU_PID=$!
@@ -402,6 +418,8 @@ vm_split_capture() {
 	vm_section capture-kallsyms-stderr >"$VM_RUN/capture-kallsyms-stderr.txt"
 	vm_section sections >"$VM_RUN/sections.txt"
 	vm_section sysfs-grep >"$VM_RUN/sysfs-grep.txt"
+	vm_section readme-loop >"$VM_RUN/readme-loop.txt"
+	vm_section readme-grep >"$VM_RUN/readme-grep.txt"
 	vm_section kallsyms >"$VM_RUN/kallsyms.txt"
 	# The guest's whole /proc/kallsyms, sent gzip'ed and in base64.
 	: >"$VM_RUN/kallsyms-all.txt"
@@ -460,13 +478,13 @@ vm_cmd() {
 # that lldb takes as the answer to its handshake and gives up
 # ("failed to get reply to handshake packet").  gdb tolerates it.
 vm_pause() {
-	timeout 60 gdb -q -nx -batch -ex "target remote 127.0.0.1:$VM_GDB_PORT" \
+	timeout 60 "$(vm_gdb)" -q -nx -batch -ex "target remote 127.0.0.1:$VM_GDB_PORT" \
 		-ex disconnect >/dev/null 2>&1 || vm_die "vm_pause: gdb could not attach"
 }
 
 # vm_resume: let a paused guest run again (gdb attaches and detaches).
 vm_resume() {
-	timeout 60 gdb -q -nx -batch -ex "target remote 127.0.0.1:$VM_GDB_PORT" \
+	timeout 60 "$(vm_gdb)" -q -nx -batch -ex "target remote 127.0.0.1:$VM_GDB_PORT" \
 		-ex detach >/dev/null 2>&1 || vm_die "vm_resume: gdb could not attach"
 }
 
@@ -603,7 +621,7 @@ vm_expected_syms() {
 # <differing>".
 vm_compare_syms() {
 	awk -v tag="${3:-SYM}" '
-		FILENAME == ARGV[1] { want[$1] = $2; order[++n] = $1; next }
+		FILENAME == ARGV[1] { w = $2; while (length(w) < 16) w = "0" w; want[$1] = w; order[++n] = $1; next }
 		$1 == tag { g = $3; while (length(g) < 16) g = "0" g; got[$2] = g; next }
 		$1 == tag "ERR" { e = $0; sub(/^[^ ]+ [^ ]+ /, "", e); err[$2] = e }
 		END {

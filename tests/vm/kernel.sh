@@ -1,0 +1,275 @@
+#!/bin/bash
+# tests/vm/kernel.sh - modsect's proofs on one kernel, any architecture:
+# MODSECT_VM_KERNEL=6.12-amd64|686-pae|arm64|host (tests/vm/kernels.sh).
+# One boot; the guest has no modsect: its map is the README's sh loop.
+#
+#  1. The README's loop and grep forms are the same map, with the guest's
+#     release and machine.
+#  2. gdb (gdb-multiarch for i386 and arm64), fresh, no target: `modsect
+#     gdb --all` of that capture puts every kallsyms symbol of the loaded
+#     modules at its /proc/kallsyms address; the script alone sets the
+#     architecture.
+#  3. The same script in a gdb attached to the gdbstub; a breakpoint on
+#     modsect_test_poke is hit when the guest pokes, with file:line, and bt
+#     names poke_set.
+#  4. lldb, fresh: `modsect lldb --all`: image lookup -a of every such
+#     address names that symbol.
+#  5. The memory source (--remote on the gdbstub): where the kernel has BTF,
+#     the map read from memory equals the guest's and `modsect gdb --all
+#     --remote` puts every symbol right; where it has none, the error says
+#     so.
+#  6. decode of a WARN from the test module made in this guest: each
+#     [modsect_test] frame annotated as eu-addr2line -f -i says at its
+#     section offset (address - 1 for return addresses), every other line
+#     unchanged.
+#
+# Env: MODSECT (default build/san/modsect, else ./modsect), the MODSECT_VM_*
+# of lib.sh.  Prints "ok:"/"FAIL:" lines and "kernel.sh: N passed, N failed".
+set -u
+. "$(dirname "$0")/lib.sh"
+TOP=$(cd "$VM_DIR/../.." && pwd)
+if [ -x "$TOP/build/san/modsect" ]; then vm_modsect "$TOP/build/san/modsect"; else vm_modsect "$TOP/modsect"; fi
+GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-300}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+
+vm_setup
+vm_need_pkgs eu-addr2line:elfutils lldb:lldb
+GDB=$(vm_gdb)
+vm_start
+K=$VM_PROFILE
+W=$VM_RUN/kernel
+rm -rf "$W"
+mkdir -p "$W"
+MODDIR=${VM_ROOT}/lib/modules/$VM_KREL
+FIND=(--moddir "$MODDIR" --search "$VM_OUT/testmod")
+
+# ms NAME ARGS...: modsect ARGS > $W/NAME.out 2> $W/NAME.err.
+ms() {
+	local name=$1 rc=0
+	shift
+	"$MODSECT" "$@" >"$W/$name.out" 2>"$W/$name.err" || rc=$?
+	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$W/$name.err"; then
+		bad "[$K] modsect $*: sanitizer report"
+		head -n 30 "$W/$name.err" | detail
+	fi
+	return "$rc"
+}
+
+# symcheck LABEL OUTPUT: symdump's lines in OUTPUT against the expected.
+symcheck() {
+	local res nok nbad
+	res=$(vm_compare_syms "$W/sym/all.uexp" "$2")
+	read -r _ nok nbad <<<"$(tail -n 1 <<<"$res")"
+	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
+		ok "[$K] $1: $nok/$nok module symbols at their kallsyms addresses"
+	else
+		bad "[$K] $1: $nbad of $((nok + nbad)) module symbols not at their kallsyms addresses"
+		{ sed '$d' <<<"$res"; grep -vE '^(SYM|RSYM)' "$2" | head -20; } | detail
+	fi
+}
+
+vm_expected_syms "$W/sym"
+LOOP=$VM_RUN/readme-loop.txt
+
+# --- 1. the README's capture forms ------------------------------------------
+if [ "$(sed -n 1p "$LOOP")" = "release $VM_KREL" ] && [ "$(sed -n 2p "$LOOP")" = "machine $VM_ARCH" ]; then
+	ok "[$K] the README's loop prints release $VM_KREL and machine $VM_ARCH"
+else
+	bad "[$K] the README's loop: want release $VM_KREL, machine $VM_ARCH"
+	head -n 3 "$LOOP" | detail
+fi
+ms cap-loop capture --capture "$LOOP" -o - && ms cap-grep capture --capture "$VM_RUN/readme-grep.txt" -o -
+if grep -q "^machine $VM_ARCH\$" "$W/cap-loop.out" && [ -s "$W/cap-loop.out" ] &&
+	diff <(grep -v '^#' "$W/cap-loop.out") <(grep -v '^#' "$W/cap-grep.out") >/dev/null; then
+	ok "[$K] the loop and grep forms read as the same map ($(grep -c . "$LOOP") lines)"
+else
+	bad "[$K] the loop and grep forms differ, or do not read"
+	cat "$W/cap-loop.err" "$W/cap-grep.err" | detail
+fi
+
+# --- 2, 3. gdb offline and attached -----------------------------------------
+rc=0
+ms gdb-loop gdb --all --capture "$LOOP" "${FIND[@]}" || rc=$?
+cp "$W/gdb-loop.out" "$W/loop.gdb"
+[ "$rc" = 0 ] || { bad "[$K] modsect gdb --all --capture: exit $rc"; detail <"$W/gdb-loop.err"; }
+{
+	echo "set pagination off"
+	echo "set confirm off"
+	echo "source $W/loop.gdb"
+	echo "source $VM_DIR/symdump.py"
+	echo "python ms_addr('$W/sym/all.uexp', 'SYM')"
+} >"$W/offline.gdb"
+timeout "$GDB_TIMEOUT" "$GDB" -q -nx -batch -x "$W/offline.gdb" >"$W/offline.gdb.out" 2>&1 </dev/null
+symcheck "$GDB, no target, the script alone" "$W/offline.gdb.out"
+
+{
+	echo "set pagination off"
+	echo "set confirm off"
+	echo "target remote 127.0.0.1:$VM_GDB_PORT"
+	echo "source $W/loop.gdb"
+	echo "source $VM_DIR/symdump.py"
+	echo "python ms_addr('$W/sym/all.uexp', 'SYM')"
+	echo "break modsect_test_poke"
+	echo "shell printf 'poke 7\\n' > $VM_RUN/trigger.in"
+	echo "continue"
+	echo "bt"
+	echo "delete"
+	echo "detach"
+} >"$W/live.gdb"
+timeout "$GDB_TIMEOUT" "$GDB" -q -nx -batch -x "$W/live.gdb" >"$W/live.gdb.out" 2>&1 </dev/null
+symcheck "$GDB on the gdbstub" "$W/live.gdb.out"
+if grep -qE "^Breakpoint 1, (0x[0-9a-f]+ in )?modsect_test_poke \(value=7\) at .*modsect_test\.c:[0-9]+" "$W/live.gdb.out"; then
+	ok "[$K] breakpoint on modsect_test_poke hit with value=7, file:line"
+else
+	bad "[$K] breakpoint on modsect_test_poke not hit (with file:line)"
+	grep -vE '^SYM' "$W/live.gdb.out" | tail -n 15 | detail
+fi
+bt=$(grep -E '^#[0-9]+ ' "$W/live.gdb.out")
+if grep -qE '^#0 .*modsect_test_poke' <<<"$bt" && grep -qE '^#[0-9]+ .* poke_set .*modsect_test\.c:[0-9]+' <<<"$bt"; then
+	ok "[$K] bt names modsect_test_poke and poke_set with file:line"
+else
+	bad "[$K] bt lacks the module's frames"
+	detail <<<"$bt"
+fi
+if vm_wait_for "^==MODSECT-ACK 1 poke 7 rc=0==\$" 60; then
+	ok "[$K] the guest ran on after detach"
+else
+	bad "[$K] the guest did not acknowledge the poke after detach"
+fi
+
+# --- 4. lldb, fresh ---------------------------------------------------------
+rc=0
+ms lldb-loop lldb --all --capture "$LOOP" "${FIND[@]}" || rc=$?
+cp "$W/lldb-loop.out" "$W/loop.lldb"
+[ "$rc" = 0 ] || { bad "[$K] modsect lldb --all --capture: exit $rc"; detail <"$W/lldb-loop.err"; }
+# An address lldb cannot resolve is an error, which ends a -s script: the
+# lookups go in a file sourced with -e false.
+awk '{ print "image lookup -a 0x" $2 }' "$W/sym/all.uexp" >"$W/lookups.lldb"
+{
+	echo "command source $W/loop.lldb"
+	echo "command source -e false $W/lookups.lldb"
+} >"$W/run.lldb"
+timeout "$GDB_TIMEOUT" lldb -b -s "$W/run.lldb" >"$W/lldb.out" 2>&1 </dev/null
+res=$(awk '
+	FILENAME == ARGV[1] { want[$2] = $1; order[++n] = $2; next }
+	/^\(lldb\) image lookup -a 0x/ { cur = substr($5, 3); next }
+	/^\(lldb\) / { cur = ""; next }
+	cur != "" && $1 == "Summary:" { s = $0; sub(/^ *Summary: /, "", s); sum[cur] = s }
+	END {
+		for (i = 1; i <= n; i++) {
+			a = order[i]; s = sum[a]; nm = s; sub(/^[^ `]*`/, "", nm); split(nm, w, " ")
+			if (w[1] == want[a] && w[2] != "+") { okn++; continue }
+			bad++
+			if (bad <= 10) printf "  %s at %s: %s\n", want[a], a, s
+		}
+		printf "RESULT %d %d\n", okn, bad
+	}' "$W/sym/all.uexp" "$W/lldb.out")
+read -r _ nok nbad <<<"$(tail -n 1 <<<"$res")"
+if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
+	ok "[$K] lldb, the script alone: image lookup -a names all $nok kallsyms addresses"
+else
+	bad "[$K] lldb: image lookup -a wrong for $nbad of $((nok + nbad)) addresses"
+	{ sed '$d' <<<"$res"; grep -v 'image lookup\|Address:\|Summary:' "$W/lldb.out" | head -n 10; } | detail
+fi
+
+# --- 5. the memory source ---------------------------------------------------
+if grep -q '^CONFIG_DEBUG_INFO_BTF=y' "${VM_ROOT:-}/boot/config-$VM_KREL"; then
+	rc=0
+	ms mem-cap capture --remote "127.0.0.1:$VM_GDB_PORT" -o - || rc=$?
+	# Both as "module section address" lines, sorted.
+	norm() { awk '$1 !~ /^#/ && NF == 3 && $3 ~ /^0x/ { print $1, $2, $3 }' "$1" | sort; }
+	ms cap-ref capture --capture "$LOOP" -o -
+	if [ "$rc" = 0 ] && diff <(norm "$W/cap-ref.out") <(norm "$W/mem-cap.out") >"$W/mem.diff" &&
+		[ -s "$W/mem-cap.out" ]; then
+		ok "[$K] capture --remote (BTF from memory): the guest's map, $(norm "$W/cap-ref.out" | wc -l) sections"
+	else
+		bad "[$K] capture --remote: exit $rc, or a map other than the guest's"
+		{ head -n 5 "$W/mem-cap.err"; head -n 20 "$W/mem.diff"; } | detail
+	fi
+	rc=0
+	ms gdb-mem gdb --all --remote "127.0.0.1:$VM_GDB_PORT" "${FIND[@]}" || rc=$?
+	cp "$W/gdb-mem.out" "$W/mem.gdb"
+	{
+		echo "set pagination off"
+		echo "source $W/mem.gdb"
+		echo "source $VM_DIR/symdump.py"
+		echo "python ms_addr('$W/sym/all.uexp', 'SYM')"
+	} >"$W/mem-run.gdb"
+	timeout "$GDB_TIMEOUT" "$GDB" -q -nx -batch -x "$W/mem-run.gdb" >"$W/mem-run.out" 2>&1 </dev/null
+	[ "$rc" = 0 ] || { bad "[$K] modsect gdb --all --remote: exit $rc"; detail <"$W/gdb-mem.err"; }
+	symcheck "gdb --all --remote (from memory)" "$W/mem-run.out"
+else
+	rc=0
+	ms mem-cap capture --remote "127.0.0.1:$VM_GDB_PORT" -o - || rc=$?
+	if [ "$rc" != 0 ] && [ ! -s "$W/mem-cap.out" ] && grep -q 'BTF' "$W/mem-cap.err"; then
+		ok "[$K] the kernel has no BTF: capture --remote refuses, saying so: $(head -n 1 "$W/mem-cap.err")"
+	else
+		bad "[$K] no BTF: capture --remote exit $rc, want an error naming BTF"
+		head -n 5 "$W/mem-cap.err" | detail
+	fi
+fi
+vm_resume
+
+# --- 6. decode a WARN made in this guest ------------------------------------
+DC=$W/decode
+mkdir -p "$DC"
+if vm_cmd "warn 3"; then
+	vm_section "dmesg-$VM_LAST_ACK" >"$DC/warn.log"
+fi
+FR_RE='[A-Za-z0-9_.$]+\+0x[0-9a-f]+\/0x[0-9a-f]+ \[modsect_test\]'
+if grep -q 'WARNING: ' "$DC/warn.log" && grep -qE "$FR_RE" "$DC/warn.log"; then
+	ok "[$K] the guest's WARN: $(grep -cE "$FR_RE" "$DC/warn.log") [modsect_test] frames"
+else
+	bad "[$K] no WARNING with [modsect_test] frames in the guest's log"
+	tail -n 30 "$DC/warn.log" | detail
+fi
+KO=$VM_TESTMOD_KO
+eu-readelf -S "$KO" | awk 'match($0, /^ *\[ *[0-9]+\] /) { i = $0; sub(/^ *\[ */, "", i); sub(/\].*/, "", i); split(substr($0, RLENGTH + 1), w, " "); print i, w[1] }' >"$DC/secnames"
+eu-readelf -s "$KO" | awk '$4 == "FUNC" { print $8, $7, $2 }' >"$DC/funcs"
+# "LINENO EXACT PREFIX-LEN SYM 0xOFF 0xSIZE" for every such frame, every
+# frame of a line; exact where the line says where execution is.
+awk -v re="$FR_RE" '{
+	line = $0; base = 0
+	while (match(line, re)) {
+		f = substr(line, RSTART, RLENGTH); pre = base + RSTART - 1
+		split(f, a, /[+\/ ]/)
+		print NR, (($0 ~ /RIP: / || $0 ~ /EIP: / || $0 ~ / pc : / || $0 ~ /WARNING: /) ? 1 : 0), pre, a[1], a[2], a[3]
+		base += RSTART + RLENGTH - 1; line = substr(line, RSTART + RLENGTH)
+	}
+}' "$DC/warn.log" >"$DC/frames"
+: >"$DC/expected.frames"
+while read -r nr exact pre sym off size; do
+	read -r ndx val <<<"$(awk -v s="$sym" '$1 == s { print $2, $3; exit }' "$DC/funcs")"
+	sec=$(awk -v i="${ndx:-x}" '$1 == i { print $2 }' "$DC/secnames")
+	if [ -z "$sec" ]; then
+		bad "[$K] decode: $sym (line $nr) is no function of ${KO##*/}"
+		continue
+	fi
+	eu-addr2line -e "$KO" -j "$sec" -f -i "$(printf '0x%x' $((16#$val + off - (exact ? 0 : 1))))" >"$DC/a2l.$nr.$pre"
+	line=$(sed -n "${nr}p" "$DC/warn.log")
+	awk -v nr="$nr" -v pre="${line:0:pre}" -v line="$line" -v frame="$sym+$off/$size [modsect_test]" -v sym="$sym" -v at="$pre" '
+		NR % 2 == 1 { fn[++n] = $1; next } { loc[n] = $0 }
+		END {
+			if (fn[n] != sym || loc[n] !~ /:[0-9]+(:[0-9]+)?$/) { print "MISMATCH", nr, sym, fn[n], loc[n]; exit }
+			for (i = 1; i < n; i++) print nr, pre fn[i] " (inlined) " loc[i]
+			i = at + length(frame) + 1
+			print nr, substr(line, 1, i - 1) " " loc[n] substr(line, i)
+		}' "$DC/a2l.$nr.$pre" >>"$DC/expected.frames"
+done <"$DC/frames"
+awk 'FILENAME == ARGV[1] { nr = $1; sub(/^[0-9]+ /, ""); x[nr] = x[nr] $0 "\n"; next }
+	FNR in x { printf "%s", x[FNR]; next } { print }' "$DC/expected.frames" "$DC/warn.log" >"$DC/expected"
+rc=0
+ms decode decode --capture "$LOOP" "${FIND[@]}" "$DC/warn.log" || rc=$?
+cp "$W/decode.out" "$DC/decode.out"
+if grep -q '^MISMATCH' "$DC/expected.frames"; then
+	bad "[$K] decode: eu-addr2line puts a frame in another function: $(grep '^MISMATCH' "$DC/expected.frames" | head -n 2 | tr '\n' ' ')"
+elif [ "$rc" = 0 ] && diff "$DC/expected" "$DC/decode.out" >"$DC/decode.diff"; then
+	ok "[$K] decode: the WARN's $(wc -l <"$DC/frames") [modsect_test] frames as eu-addr2line -f -i says ($(grep -c ' (inlined) ' "$DC/expected") inlined lines), the other $(($(wc -l <"$DC/warn.log") - $(wc -l <"$DC/frames"))) lines unchanged"
+else
+	bad "[$K] decode: exit $rc, or output other than expected (< expected, > modsect)"
+	{ head -n 3 "$W/decode.err"; head -n 30 "$DC/decode.diff"; } | detail
+fi
+
+vm_stop
+echo "kernel.sh [$K $VM_KREL]: $npass passed, $nfail failed"
+[ "$nfail" = 0 ]

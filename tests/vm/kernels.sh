@@ -1,0 +1,158 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # the VM_* settings are used by lib.sh and the tests
+# tests/vm/kernels.sh - which kernel the VM tests boot (sourced by lib.sh).
+#
+# MODSECT_VM_KERNEL names it:
+#   host (default)  the newest installed /boot/vmlinuz-*-amd64 with headers
+#                   (Debian 12's 6.1), booted with qemu-system-x86_64
+#   6.12-amd64      Debian's 6.12 LTS for x86-64 (linux-image-6.12-amd64)
+#   686-pae         Debian's 6.1 for 32-bit x86 (linux-image-686-pae:i386),
+#                   booted with qemu-system-i386
+#   arm64           Debian's 6.1 for arm64 (linux-image-arm64:arm64),
+#                   booted with qemu-system-aarch64 -M virt
+# Every kernel but the host's is fetched with `apt-get download` (the
+# archive's newest, through its meta-package) and unpacked with dpkg -x into
+# $VM_KERNELS/<name>/, a root tree: boot/vmlinuz-REL, lib/modules/REL (with
+# a modules.dep made by depmod -b) and the headers, whose host tools come
+# from the x86-64 linux-kbuild package of the same version: Debian's i386
+# and arm64 headers ship their tools built for their own architecture, but
+# the kbuild package is the same source built for the host.  The test
+# module is cross-built with those (arm64: gcc-aarch64-linux-gnu).
+#
+# Sets VM_PROFILE, VM_ARCH (uname -m of the guest), VM_DEB_ARCH, VM_ROOT
+# (the root tree, empty for the host), VM_QEMU (the emulator), VM_CROSS
+# (binutils prefix), VM_KMAKE (extra make arguments for Kbuild).
+
+VM_KERNELS=${MODSECT_VM_KERNELS:-$VM_DIR/out/kernels}
+
+vm_profile() {
+	VM_PROFILE=${MODSECT_VM_KERNEL:-host}
+	VM_ROOT='' VM_CROSS='' VM_KMAKE='' VM_META=''
+	case $VM_PROFILE in
+	host)
+		VM_ARCH=x86_64 VM_DEB_ARCH=amd64 VM_QEMU=qemu-system-x86_64 ;;
+	6.12-amd64)
+		VM_ARCH=x86_64 VM_DEB_ARCH=amd64 VM_QEMU=qemu-system-x86_64
+		VM_META=linux-image-6.12-amd64 ;;
+	686-pae)
+		VM_ARCH=i686 VM_DEB_ARCH=i386 VM_QEMU=qemu-system-i386
+		VM_META=linux-image-686-pae:i386 VM_KMAKE="ARCH=x86" ;;
+	arm64)
+		VM_ARCH=aarch64 VM_DEB_ARCH=arm64 VM_QEMU=qemu-system-aarch64
+		VM_META=linux-image-arm64:arm64 VM_CROSS=aarch64-linux-gnu-
+		VM_KMAKE="ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-" ;;
+	*)
+		vm_die "MODSECT_VM_KERNEL=$VM_PROFILE: not one of host, 6.12-amd64, 686-pae, arm64" ;;
+	esac
+}
+
+# The host packages a profile needs besides lib.sh's common ones.
+vm_profile_pkgs() {
+	case $VM_PROFILE in
+	686-pae) vm_need_pkgs qemu-system-i386:qemu-system-x86 ;;
+	arm64) vm_need_pkgs qemu-system-aarch64:qemu-system-arm \
+		aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
+		aarch64-linux-gnu-strip:binutils-aarch64-linux-gnu ;;
+	esac
+	case $VM_PROFILE in
+	686-pae | arm64) vm_need_pkgs gdb-multiarch:gdb-multiarch ;;
+	esac
+	# Kbuild runs pahole for the BTF of modules of kernels built with it.
+	[ "$VM_PROFILE" = host ] ||
+		vm_need_pkgs xz:xz-utils depmod:kmod dpkg-deb:dpkg pahole:dwarves
+}
+
+# vm_apt_field PACKAGE FIELD: a field of the candidate version.
+vm_apt_field() {
+	apt-cache show --no-all-versions "$1" 2>/dev/null |
+		sed -n "s/^$2: //p" | head -n 1
+}
+
+# vm_apt_dep PACKAGE PATTERN: the first dependency of PACKAGE matching the
+# (grep -E) PATTERN, without version or architecture.
+vm_apt_dep() {
+	vm_apt_field "$1" Depends | tr ',|' '\n\n' | sed 's/^ *//; s/[ :(].*//' |
+		grep -E -m 1 -- "$2"
+}
+
+# vm_fetch_kernel: the root tree of a profile other than the host's, made
+# once per kernel version; sets VM_ROOT, VM_KREL.
+vm_fetch_kernel() {
+	local a=$VM_DEB_ARCH image headers common kbuild ver root dl p
+	if [ -z "${VM_APT_UPDATED:-}" ] && [ "$(id -u)" = 0 ]; then
+		if [ "$a" != amd64 ] && ! dpkg --print-foreign-architectures | grep -qx "$a"; then
+			dpkg --add-architecture "$a" || vm_die "dpkg --add-architecture $a failed"
+		fi
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 ||
+			vm_die "apt-get update failed"
+		VM_APT_UPDATED=1
+	fi
+	image=$(vm_apt_dep "$VM_META" '^linux-image-[0-9]')
+	[ -n "$image" ] || vm_die "no kernel package behind $VM_META (as root: dpkg --add-architecture $a && apt-get update)"
+	VM_KREL=${image#linux-image-}
+	ver=$(vm_apt_field "$image:$a" Version)
+	headers=linux-headers-$VM_KREL
+	common=$(vm_apt_dep "$headers:$a" '^linux-headers-.*-common$')
+	kbuild=$(vm_apt_dep "$headers:$a" '^linux-kbuild-')
+	[ -n "$ver" ] && [ -n "$common" ] && [ -n "$kbuild" ] ||
+		vm_die "cannot resolve the packages of $image (version '$ver', '$common', '$kbuild')"
+	root=$VM_KERNELS/$VM_PROFILE
+	VM_ROOT=$root
+	if [ "$(cat "$root/.stamp" 2>/dev/null)" = "$image $ver" ]; then
+		vm_log "kernel $VM_KREL ($ver) in $root"
+		return 0
+	fi
+	vm_log "fetching $image $ver ($a) into $root"
+	dl=$VM_KERNELS/debs/$VM_PROFILE
+	rm -rf "$root" "$dl"
+	mkdir -p "$root" "$dl"
+	# apt-get download writes into the current directory; _apt cannot
+	# write into a root-owned one, so apt warns and downloads as root.
+	(cd "$dl" && apt-get download -q "$image:$a=$ver" "$headers:$a=$ver" \
+		"$common=$ver" "$kbuild:amd64=$ver" "busybox-static:$a" 2>&1) |
+		grep -v '^W: Download is performed unsandboxed' >&2
+	for p in "$dl"/*.deb; do
+		dpkg-deb -x "$p" "$root" || vm_die "dpkg-deb -x $p failed"
+	done
+	[ -e "$root/boot/vmlinuz-$VM_KREL" ] || vm_die "$image has no boot/vmlinuz-$VM_KREL"
+	# The headers include the common tree by its installed path.
+	sed -i "s|/usr/src/|$root/usr/src/|" "$root/usr/src/linux-headers-$VM_KREL/Makefile"
+	ln -sfn "$root/usr/src/linux-headers-$VM_KREL" "$root/lib/modules/$VM_KREL/build"
+	depmod -b "$root" -F "$root/boot/System.map-$VM_KREL" "$VM_KREL" ||
+		vm_die "depmod -b $root $VM_KREL failed"
+	rm -rf "$dl"
+	echo "$image $ver" >"$root/.stamp"
+	vm_log "kernel $VM_KREL ($ver) in $root"
+}
+
+# vm_qemu_machine: the emulator's machine and serial arguments, in the
+# array VM_QEMU_ARGS.  The guest's /init talks on ttyS1 (out) and ttyS2
+# (in) and the kernel's console is CONSOLE.  arm64's virt machine has one
+# PL011 (ttyAMA0, the console); a 4-port PCI 16550 card gives it ttyS0-3,
+# of which ports 2 and 3 carry ttyS1 and ttyS2 as on a PC.
+vm_qemu_machine() {
+	local run=$1
+	case $VM_ARCH in
+	aarch64)
+		VM_CONSOLE=ttyAMA0
+		# shellcheck disable=SC2054 # commas inside QEMU option values
+		VM_QEMU_ARGS=(-M virt -cpu "${MODSECT_VM_CPU:-cortex-a57}"
+			-serial "file:$run/console.log"
+			-chardev "file,id=s1,path=$run/serial1.log"
+			-chardev "pipe,id=s2,path=$run/trigger"
+			-device pci-serial-4x,chardev2=s1,chardev3=s2) ;;
+	*)
+		VM_CONSOLE=ttyS0
+		VM_QEMU_ARGS=(-serial "file:$run/console.log"
+			-serial "file:$run/serial1.log"
+			-serial "pipe:$run/trigger") ;;
+	esac
+}
+
+# vm_gdb: the gdb that debugs the guest from this host.
+vm_gdb() {
+	case $VM_ARCH in
+	x86_64) echo gdb ;;
+	*) echo gdb-multiarch ;;
+	esac
+}
