@@ -57,7 +57,10 @@ san:
 # Unit tests, a short run of every fuzz target, then the real kernel under
 # QEMU: test.sh (one boot), gdbcmd.sh (the in-gdb command, one boot),
 # memsrc.sh (the map from memory: gdbstub, tty, vmcores; one boot) and
-# ingdb.sh (modsect on gdb's own connection, module loads followed).
+# ingdb.sh (modsect on gdb's own connection, module loads followed) on
+# Debian 12's 6.1; then kernel.sh's proofs (one boot each) on the other
+# kernels users run: CHECK_KERNELS (tests/vm/kernels.sh names them).
+CHECK_KERNELS ?= 6.12-amd64 686-pae arm64
 check: check-deps
 	$(MAKE) san modsect-static modsect fuzz-build
 	MODSECT=$(SAN_BIN) tests/run.sh
@@ -66,6 +69,24 @@ check: check-deps
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/gdbcmd.sh
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/memsrc.sh
 	MODSECT=$(SAN_BIN) tests/vm/ingdb.sh
+	$(MAKE) check-kernels
+
+# kernel.sh on each of CHECK_KERNELS; every one runs, then the status.
+check-kernels: san
+	@rc=0; for k in $(CHECK_KERNELS); do \
+		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
+			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/$$k \
+			tests/vm/kernel.sh || rc=1; \
+	done; exit $$rc
+
+# The whole VM suite on one kernel: make check-vm KERNEL=arm64 (host,
+# 6.12-amd64, 686-pae, arm64). test.sh, gdbcmd.sh and memsrc.sh run
+# modsect inside the guest: on another architecture than the host's, a
+# static modsect cross-built for it (modsect-static-ARCH).
+KERNEL ?= host
+check-vm: check-deps
+	$(MAKE) san modsect-static
+	scripts/vm-suite.sh $(KERNEL)
 
 check-unit: check-deps
 	$(MAKE) san
@@ -82,7 +103,7 @@ demo:
 clean:
 	rm -rf $(BUILD) modsect modsect-static tests/out
 
-.PHONY: san deps-quiet all static test-tools clean deps check check-unit check-deps demo
+.PHONY: san deps-quiet all static test-tools clean deps check check-unit check-deps demo check-kernels check-vm
 
 # Fuzzing (fuzz/): libFuzzer targets built with clang from lib/*.c.
 # `make fuzz FUZZ_SECONDS=60` runs each target that long; `make fuzz-smoke`

@@ -2,7 +2,9 @@
 /*
  * libFuzzer target: frames in kernel log lines (ms_log_frame), iterated
  * over each line as tools/decode.c does. Every frame found must lie in
- * the line, after where the search started, and make progress.
+ * the line, after where the search started, and make progress; an
+ * address frame has its address, and clearing a PAC changes only the
+ * bits above 48.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +27,18 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		if (next)
 			*next++ = '\0';
 		len = strlen(line);
+		(void)ms_log_machine(line);
+		(void)ms_log_trace_start(line);
 		while (ms_log_frame(line, from, &f) == 1) {
 			if (f.start < from || f.end <= f.start || f.end > len ||
 			    memchr(f.symbol, '\0', sizeof(f.symbol)) == NULL ||
-			    memchr(f.module, '\0', sizeof(f.module)) == NULL)
+			    memchr(f.module, '\0', sizeof(f.module)) == NULL ||
+			    (f.kind == MS_LOGFRAME_ADDRESS && !f.has_address) ||
+			    (f.regs_pc && !f.exact))
+				abort();
+			/* Clearing a PAC touches bits 63:48 only. */
+			if ((ms_arm64_strip_pac(f.address) ^ f.address) &
+			    ~UINT64_C(0xffff000000000000))
 				abort();
 			from = f.end;
 		}

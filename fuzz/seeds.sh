@@ -87,6 +87,21 @@ PC is at testmod_func+0x4/0x8 [testmod]
 Call trace:
  [<c0a14000>] [<ffffffffc0a14000>] [<ffffffffffffffffff>]
 X
+# logparse: arm64 (pstate, pc/lr, a PAC'd lr, (P), build-id) and i386.
+cat >"$OUT/logparse/arch.txt" <<'X'
+[   42.1] pstate: 60400005 (nZCv daif +PAN -UAO -TCO -DIT -SSBS BTYPE=--)
+[   42.1] pc : testmod_func+0x18/0x24 [testmod]
+[   42.1] lr : 0xffd080000a1b0030
+[   42.1] x29: ffff80000a1b3c30 x28: ffff0000c1a2b400 x27: 0000000000000000
+[   42.1] Call trace:
+[   42.1]  testmod_func+0x18/0x24 [testmod] (P)
+[   42.1]  testmod_init+0xc/0x24 [testmod 0123456789abcdef0123456789abcdef01234567]
+pc : [<ffff80000a1b0018>] lr : [<ffff80000a1b0030>] pstate: 60000005
+[   12.3] EIP: testmod_func+0x9/0x1c [testmod]
+[   12.3] EAX: 00000000 EBX: f8a10029 ECX: f8a10009 EDX: 00000000
+[   12.3]  [<f8a10029>] ? 0xf8a10029
+[   12.3] EIP: [<f8a10009>] testmod_func+0x9/0x1c [testmod] SS:ESP 0068:c1a2be30
+X
 # ksymtab: synthetic kallsyms tables in each layout (tests/ksymgen.py),
 # behind fuzz_ksymtab's first byte (bit 0: 32-bit, bit 1: big endian).
 for cfg in "0 v6.1 --percpu" "0 v6.2" "0 v6.4" "0 pcrel" "0 v6.4 --absolute" \

@@ -154,7 +154,7 @@ static void header(FILE *out, const struct ms_layout *l)
 	bool wide = ms_modfile_elfclass(l->file) == ELFCLASS64;
 	const char *where =
 		wide ? "parked in the non-canonical hole so no real address resolves to them" :
-		       "parked from address 0 (a 32-bit kernel has no unused range; low addresses may resolve to them)";
+		       "parked in user space from 0x0bad0000, where no kernel address is (a 32-bit kernel has no unused range)";
 	char text[512];
 
 	snprintf(
@@ -210,9 +210,12 @@ int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err)
 	char *path;
 	int r = check_names(l, err);
 
-	if (r || (r = ms_quote_lldb(ms_layout_debugger_path(l), &path, err)))
+	if (r || (r = ms_quote_lldb(ms_layout_lldb_path(l), &path, err)))
 		return r;
 	header(out, l);
+	if (ms_layout_dwarf_hidden(l))
+		fprintf(out,
+			"# lldb gets a copy without the DWARF (symbols only): lldb 14 does not apply i386 relocations (R_386_32) to it; gdb reads it right\n");
 	fprintf(out, "target modules add %s\n", path);
 	fprintf(out, "target modules load --file %s", path);
 	/* lldb leaves sections it is not told about unloaded: no parking. */
@@ -224,4 +227,59 @@ int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err)
 	fputc('\n', out);
 	free(path);
 	return ferror(out) ? ms_err_errno(err, EIO, "output") : 0;
+}
+
+/*
+ * gdb without a target or a vmlinux starts as i386 and shows 64-bit
+ * addresses cut to 32 bits (x/i, p of an address). A connected target's
+ * own architecture must stay: `set architecture i386` on a 32-bit kernel
+ * in qemu-system-x86_64 is refused with a warning (gdb 13), and set before
+ * `target remote` to a stub of another width it breaks the connection
+ * ("Remote 'g' packet reply is too long"). So it is set only while gdb has
+ * no thread, i.e. no target.
+ */
+void ms_emit_gdb_arch(FILE *out, const struct ms_arch *arch, const char *why)
+{
+	if (!arch) {
+		fprintf(out,
+			"# architecture: unknown (%s); if gdb cuts addresses, set architecture NAME before a target\n",
+			why);
+		return;
+	}
+	fprintf(out,
+		"# architecture %s (%s), set when gdb has no target (a target keeps its own)",
+		arch->gdb, why);
+	if (arch->em != EM_X86_64 && arch->em != EM_386)
+		fprintf(out,
+			"; a gdb without it (Debian's gdb on x86-64) stops here with Undefined item: use gdb-multiarch");
+	if (arch->em == EM_386)
+		fprintf(out,
+			"; for a 32-bit kernel in qemu-system-x86_64, set architecture auto before target remote");
+	fprintf(out, "\nif $_thread == 0\n  set architecture %s\nend\n",
+		arch->gdb);
+}
+
+/*
+ * lldb takes an architecture from its target and adds modules to the
+ * selected target only: with none, `target modules add` fails ("invalid
+ * target"), and a target of another architecture refuses the file ("does
+ * not exist"). `settings set target.default-arch` does not help: it is
+ * not used for `target create ""`. lldb commands have no conditionals
+ * (and lldb 14's Python is missing on Debian), so an empty target of the
+ * kernel's triple is always made, and target 0 selected: the new one in
+ * an lldb that had none, the user's (vmlinux, gdb-remote) otherwise.
+ */
+void ms_emit_lldb_arch(FILE *out, const struct ms_arch *arch, const char *why)
+{
+	if (!arch) {
+		fprintf(out,
+			"# architecture: unknown (%s); lldb needs a target first: target create VMLINUX, or gdb-remote\n",
+			why);
+		return;
+	}
+	fprintf(out,
+		"# architecture %s (%s): an empty target of it for an lldb with none; with one already (vmlinux, gdb-remote), target 0 is selected again and the empty one is left unused\n",
+		arch->lldb, why);
+	fprintf(out, "target create --arch %s \"\"\ntarget select 0\n",
+		arch->lldb);
 }

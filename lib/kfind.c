@@ -23,16 +23,33 @@
  * kernel text mapping (KERNEL_IMAGE_SIZE with RANDOMIZE_BASE) by
  * multiples of CONFIG_PHYSICAL_ALIGN (2 MiB on Debian); the mapping
  * below _text is removed by cleanup_highmap(), so probing finds _text.
+ * i386 runs its image inside the direct map of low memory (PAGE_OFFSET,
+ * 0xc0000000 with VMSPLIT_3G, up), where everything below _text is
+ * mapped too: there the search starts a little below a stopped CPU's pc
+ * (direct_map). arm64 puts the image anywhere in the vmalloc area
+ * (arch/arm64/kernel/kaslr.c; 48-bit VA: from _PAGE_END(48),
+ * 0xffff800000000000), 2 MiB aligned (MIN_KIMG_ALIGN), with nothing
+ * mapped just below it: found from the pc as on x86-64, but the window
+ * is far too large to probe without one.
  */
 struct karch {
 	int machine;
 	uint64_t window_start, window_end, align;
+	bool direct_map;
 };
 
 static const struct karch karchs[] = {
-	{ EM_X86_64, 0xffffffff80000000ull, 0xffffffffc0000000ull, 2u << 20 },
-	{ EM_386, 0xc0000000ull, 0xf8000000ull, 2u << 20 },
+	{ EM_X86_64, 0xffffffff80000000ull, 0xffffffffc0000000ull, 2u << 20,
+	  false },
+	{ EM_386, 0xc0000000ull, 0xf8000000ull, 2u << 20, true },
+	{ EM_AARCH64, 0xffff800000000000ull, 0xfffffc0000000000ull, 2u << 20,
+	  false },
 };
+
+/* Probing every slot of the window one read each: x86's 512 or 448. */
+#define KFIND_MAX_PROBES 4096u
+/* i386: how far below the pc the image's start is looked for. */
+#define KFIND_DIRECT_BELOW (16u << 20)
 
 static const struct karch *karch(int machine)
 {
@@ -250,10 +267,24 @@ static int find_text(struct kern *k, const struct karch *a, uint64_t *ret,
 	char *v = ms_mem_vmcoreinfo_get(k->mem, "SYMBOL(_stext)");
 
 	if (v) {
+		/* _stext itself: arm64 maps nothing from _text to it. */
 		pc = strtoull(v, NULL, 16);
 		free(v);
+		if (pc >= a->window_start && pc < a->window_end &&
+		    read_ok(k, pc, &c, 1)) {
+			*ret = pc;
+			return 0;
+		}
 	} else if (k->mem->ops->pc && !k->mem->ops->pc(k->mem, &pc, &e)) {
 		/* a pc in a module or user space says nothing */
+	}
+	if (pc >= a->window_start && pc < a->window_end && a->direct_map) {
+		s = pc & ~(a->align - 1);
+		s -= s - a->window_start < KFIND_DIRECT_BELOW ?
+			     s - a->window_start :
+			     KFIND_DIRECT_BELOW;
+		*ret = s;
+		return 0;
 	}
 	if (pc >= a->window_start && pc < a->window_end) {
 		s = pc & ~(a->align - 1);
@@ -264,7 +295,17 @@ static int find_text(struct kern *k, const struct karch *a, uint64_t *ret,
 			*ret = s;
 			return 0;
 		}
+		/* arm64: the slot's start (_text) unmapped; the pc's page is. */
+		s = pc & ~(uint64_t)4095;
+		if (read_ok(k, s, &c, 1)) {
+			*ret = s;
+			return 0;
+		}
 	}
+	if ((a->window_end - a->window_start) / a->align > KFIND_MAX_PROBES)
+		return ms_err_set(err, ESRCH,
+				  "%s: no CPU is stopped in the kernel, and the kernel may be anywhere in 0x%" PRIx64 "-0x%" PRIx64 "; stop the target in the kernel or give --kernel-image",
+				  k->origin, a->window_start, a->window_end);
 	for (s = a->window_start; s < a->window_end; s += a->align)
 		if (read_ok(k, s, &c, 1)) {
 			*ret = s;
@@ -296,8 +337,16 @@ static int read_image(struct kern *k, uint64_t text, struct blob *b,
 		if (!n)
 			return ms_err_errno(err, ENOMEM, "kernel image");
 		b->data = n;
-		if (!read_ok(k, text + b->len, n + b->len, KFIND_CHUNK))
+		if (!b->len) {
+			/* Nothing read at all: say why, not "no tables". */
+			r = ms_mem_read(k->mem, text, n, KFIND_CHUNK,
+					"the kernel image", err);
+			if (r)
+				return r;
+		} else if (!read_ok(k, text + b->len, n + b->len,
+				    KFIND_CHUNK)) {
 			break;
+		}
 		b->len += KFIND_CHUNK;
 		ms_ksymtab_free(k->own_ksyms);
 		k->own_ksyms = NULL;
@@ -331,6 +380,35 @@ static int sym_range(struct kern *k, const char *start, const char *stop,
 	return r;
 }
 
+/*
+ * The BTF between __start_BTF and __stop_BTF; found by its header from
+ * after on where kallsyms has no data symbols (kdata.c).
+ */
+static int memory_btf(struct kern *k, uint64_t after, struct ms_err *err)
+{
+	uint64_t at;
+	size_t len;
+	int r = sym_range(k, "__start_BTF", "__stop_BTF", &at, &len,
+			  64u << 20, err);
+
+	if (r == -ENOENT)
+		return kdata_find_btf(k, after, err);
+	if (!r && !len)
+		r = ms_err_set(err, ENOTSUP,
+			       "%s: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF); modsect needs it for struct module",
+			       k->origin);
+	if (!r && !(k->btf_data = malloc(len + 1)))
+		r = ms_err_errno(err, ENOMEM, "BTF");
+	if (!r)
+		r = ms_mem_read(k->mem, at, k->btf_data, len, "the kernel's BTF",
+				err);
+	if (!r && !(k->btf = btf__new(k->btf_data, (uint32_t)len)))
+		r = ms_err_set(err, EBADMSG,
+			       "%s: the kernel's BTF at 0x%" PRIx64 " does not parse",
+			       k->origin, at);
+	return r;
+}
+
 static int from_memory(struct kern *k, struct ms_err *err)
 {
 	const struct karch *a;
@@ -349,29 +427,22 @@ static int from_memory(struct kern *k, struct ms_err *err)
 	r = find_text(k, a, &text, err);
 	if (!r)
 		r = read_image(k, text, &b, err);
+	/* For kernels whose kallsyms has no init_uts_ns (see kdata.c). */
+	if (!r && kdata_banner_release(b.data, b.len, &k->banner_release) ==
+			  -ENOMEM)
+		r = ms_err_errno(err, ENOMEM, "banner");
+	/* The BTF comes after the kallsyms tables, in the last chunk read. */
+	at = b.len > KFIND_CHUNK ? b.base + b.len - KFIND_CHUNK : b.base;
 	free(b.data);
 	if (r)
 		return r;
 	k->link_start = 0;
 	k->link_end = 0;
 	k->offset = 0;
-	r = sym_range(k, "__start_BTF", "__stop_BTF", &at, &len, 64u << 20,
-		      err);
-	if (!r && !len)
-		r = ms_err_set(err, ENOTSUP,
-			       "%s: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF); modsect needs it for struct module",
-			       k->origin);
-	if (!r && !(k->btf_data = malloc(len + 1)))
-		r = ms_err_errno(err, ENOMEM, "BTF");
-	if (!r)
-		r = ms_mem_read(k->mem, at, k->btf_data, len, "the kernel's BTF",
-				err);
-	if (!r && !(k->btf = btf__new(k->btf_data, (uint32_t)len)))
-		r = ms_err_set(err, EBADMSG,
-			       "%s: the kernel's BTF at 0x%" PRIx64 " does not parse",
-			       k->origin, at);
+	r = memory_btf(k, at, err);
 	if (!r && !sym_range(k, "__start_notes", "__stop_notes", &at, &len,
-			     1u << 16, err)) {
+			     1u << 16, err) &&
+	    len) {
 		unsigned char *notes = malloc(len);
 
 		if (notes && !ms_mem_read(k->mem, at, notes, len, "kernel notes",
@@ -392,6 +463,21 @@ static int read_uts(struct kern *k, const struct klayout *l,
 	int r = kern_sym(k, "init_uts_ns", &uts, err);
 	char **dst[] = { &k->release, &k->machine };
 	const struct kfield *f[] = { &l->uts_release, &l->uts_machine };
+
+	/* No data symbols (kdata.c): the banner's release, the ELF machine. */
+	if (r == -ENOENT && k->banner_release) {
+		const char *m = ms_machine_name(k->elf_machine,
+						k->ptr_size == 4 ? ELFCLASS32 :
+								   ELFCLASS64);
+
+		free(k->release);
+		free(k->machine);
+		k->release = strdup(k->banner_release);
+		k->machine = strdup(m);
+		return k->release && k->machine ?
+			       0 :
+			       ms_err_errno(err, ENOMEM, "uts");
+	}
 
 	for (int i = 0; !r && i < 2; i++) {
 		size_t n = f[i]->size < sizeof(buf) ? f[i]->size : sizeof(buf);
@@ -419,6 +505,7 @@ static void kern_clear(struct kern *k)
 	free(k->btf_data);
 	free(k->release);
 	free(k->machine);
+	free(k->banner_release);
 	free(k->build_id);
 }
 

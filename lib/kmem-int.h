@@ -34,6 +34,7 @@ struct kern {
 	bool big_endian;
 	int elf_machine;
 	char *release; /* init_uts_ns, else banner */
+	char *banner_release; /* linux_banner's, from memory */
 	char *machine;
 	char *build_id; /* the running kernel's, hex */
 	uint64_t only_at; /* read only the struct module there (0: all) */
@@ -98,6 +99,16 @@ static inline uint64_t kget_field(const struct kern *k, const void *buf,
  */
 int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
 		  struct ms_map *map, struct ms_err *err);
+
+/*
+ * Without CONFIG_KALLSYMS_ALL (kdata.c): the BTF found in memory from
+ * address from on (sets k->btf, k->btf_data); the release in a
+ * linux_banner in p; the module list head from print_modules()'s code.
+ */
+int kdata_find_btf(struct kern *k, uint64_t from, struct ms_err *err);
+int kdata_banner_release(const unsigned char *p, size_t len, char **ret);
+int kdata_modules(const struct kern *k, const struct klayout *l,
+		  uint64_t *head, struct ms_err *err);
 
 /* Walks the module list into map (kmem.c). */
 int kmem_read_modules(const struct kern *k, const struct klayout *l,

@@ -566,6 +566,8 @@ int kmem_read_modules(const struct kern *k, const struct klayout *l,
 		return ms_err_errno(err, ENOMEM, "module list");
 	}
 	r = kern_sym(k, "modules", &head, err);
+	if (r == -ENOENT)
+		r = kdata_modules(k, l, &head, err);
 	if (!r)
 		r = ms_mem_read(k->mem, head + l->list_next.off, mod,
 				(size_t)k->ptr_size, "the module list head",

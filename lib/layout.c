@@ -28,6 +28,13 @@
  * poison value lives here.
  */
 #define PARK_BASE_64 UINT64_C(0x0bad000000000000)
+/*
+ * A 32-bit kernel has no hole: every address is real somewhere. User space
+ * (below 0x40000000 with any VMSPLIT of i386 and arm) holds no kernel or
+ * module address, and 0x0bad0000 is far from the NULL-plus-offset
+ * addresses of oopses, which parking at 0 would name as module symbols.
+ */
+#define PARK_BASE_32 UINT64_C(0x0bad0000)
 
 bool ms_section_is_init(const char *name)
 {
@@ -77,6 +84,22 @@ const char *ms_layout_debugger_path(const struct ms_layout *l)
 	if (l->debug && l->debug->file)
 		return ms_modfile_debugger_path(l->debug->file);
 	return ms_modfile_debugger_path(l->file);
+}
+
+/* The file lldb reads (modcopy.c), its DWARF maybe hidden. */
+static const struct ms_modfile *symfile(const struct ms_layout *l)
+{
+	return l->debug && l->debug->file ? l->debug->file : l->file;
+}
+
+const char *ms_layout_lldb_path(const struct ms_layout *l)
+{
+	return ms_modfile_lldb_path(symfile(l));
+}
+
+bool ms_layout_dwarf_hidden(const struct ms_layout *l)
+{
+	return ms_modfile_dwarf_hidden(symfile(l));
 }
 
 void ms_layout_free(struct ms_layout *l)
@@ -262,7 +285,8 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 	struct ms_layout *l = calloc(1, sizeof(*l));
 	bool coming = mod->initstate && strcmp(mod->initstate, "coming") == 0;
 	bool keep_init = coming || (flags & MS_LAYOUT_INIT);
-	uint64_t park = ms_modfile_elfclass(f) == ELFCLASS64 ? PARK_BASE_64 : 0;
+	uint64_t park = ms_modfile_elfclass(f) == ELFCLASS64 ? PARK_BASE_64 :
+							       PARK_BASE_32;
 	int r;
 
 	if (!l)

@@ -11,26 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modsect.h"
+#include "modfile-int.h"
 
 #define MAX_MODULE (1u << 30)
 
-struct ms_modfile {
-	char *path;
-	char *debugger_path; /* path, or the decompressed copy in the cache */
-	const char *compression;
-	void *image; /* the (decompressed) bytes libelf reads */
-	size_t size;
-	bool mapped; /* image is an mmap of the file, not malloc'd */
-	Elf *elf;
-	int elfclass;
-	struct ms_filesec *secs;
-	size_t nsecs;
-	size_t *scn_index; /* ELF section index of secs[i] */
-	char *build_id;
-	char *srcversion;
-	char *modname;
-};
 
 void ms_modfile_free(struct ms_modfile *f)
 {
@@ -39,6 +23,7 @@ void ms_modfile_free(struct ms_modfile *f)
 	elf_end(f->elf);
 	free(f->path);
 	free(f->debugger_path);
+	free(f->lldb_path);
 	if (f->mapped)
 		munmap(f->image, f->size);
 	else
@@ -265,7 +250,6 @@ static int open_image(const struct ms_ctx *ctx, struct ms_modfile *f,
 		      struct ms_err *err)
 {
 	GElf_Ehdr eh;
-	char *abs;
 	void *raw = NULL, *out;
 	size_t rawlen = 0, outlen;
 	int r = map_file(f->path, &raw, &rawlen, err);
@@ -308,14 +292,7 @@ static int open_image(const struct ms_ctx *ctx, struct ms_modfile *f,
 		r = check_overlap(f, &eh, err);
 	if (r)
 		return r;
-	/* gdb and lldb need a file: give them the decompressed copy. */
-	if (f->compression)
-		return ms_cache_store(ctx, f->image, f->size, ".ko",
-				      &f->debugger_path, err);
-	/* The debugger may run elsewhere: make the path absolute, keep links. */
-	abs = f->path[0] == '/' ? NULL : realpath(f->path, NULL);
-	f->debugger_path = abs ? abs : strdup(f->path);
-	return f->debugger_path ? 0 : ms_err_errno(err, ENOMEM, "%s", f->path);
+	return modcopy_setup(ctx, f, &eh, err);
 }
 
 int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
@@ -337,56 +314,111 @@ int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int em, cls, data;
-} machines[] = {
-		{ "x86_64", EM_X86_64, ELFCLASS64, ELFDATA2LSB },
-		{ "aarch64", EM_AARCH64, ELFCLASS64, ELFDATA2LSB },
-		{ "riscv64", EM_RISCV, ELFCLASS64, ELFDATA2LSB },
-		{ "ppc64le", EM_PPC64, ELFCLASS64, ELFDATA2LSB },
-		{ "s390x", EM_S390, ELFCLASS64, ELFDATA2MSB },
-		{ "i686", EM_386, ELFCLASS32, ELFDATA2LSB },
-		{ "i386", EM_386, ELFCLASS32, ELFDATA2LSB },
-		{ "armv7l", EM_ARM, ELFCLASS32, ELFDATA2LSB },
+/*
+ * uname -m of the kernels modsect knows, the ELF they load, and what the
+ * debuggers call them: gdb's `set architecture` names (gdb-multiarch
+ * 13: `set architecture` with no argument lists them), lldb's triples
+ * (lldb 14 `target create --arch`). Several names of one ELF machine: the
+ * first is the one messages use.
+ */
+static const struct ms_arch arches[] = {
+	{ "x86_64", EM_X86_64, ELFCLASS64, ELFDATA2LSB, "i386:x86-64",
+	  "x86_64-unknown-linux-gnu" },
+	{ "aarch64", EM_AARCH64, ELFCLASS64, ELFDATA2LSB, "aarch64",
+	  "aarch64-unknown-linux-gnu" },
+	{ "riscv64", EM_RISCV, ELFCLASS64, ELFDATA2LSB, "riscv:rv64",
+	  "riscv64-unknown-linux-gnu" },
+	{ "ppc64le", EM_PPC64, ELFCLASS64, ELFDATA2LSB, "powerpc:common64",
+	  "powerpc64le-unknown-linux-gnu" },
+	{ "s390x", EM_S390, ELFCLASS64, ELFDATA2MSB, "s390:64-bit",
+	  "s390x-unknown-linux-gnu" },
+	/* 32-bit x86 says i686 (i586, i486 on older CPUs): the boot CPU's family. */
+	{ "i686", EM_386, ELFCLASS32, ELFDATA2LSB, "i386",
+	  "i386-unknown-linux-gnu" },
+	{ "i586", EM_386, ELFCLASS32, ELFDATA2LSB, "i386",
+	  "i386-unknown-linux-gnu" },
+	{ "i486", EM_386, ELFCLASS32, ELFDATA2LSB, "i386",
+	  "i386-unknown-linux-gnu" },
+	{ "i386", EM_386, ELFCLASS32, ELFDATA2LSB, "i386",
+	  "i386-unknown-linux-gnu" },
+	{ "armv7l", EM_ARM, ELFCLASS32, ELFDATA2LSB, "arm",
+	  "armv7-unknown-linux-gnueabihf" },
 };
+
+const struct ms_arch *ms_arch_of_machine(const char *uname_m)
+{
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (strcmp(arches[i].machine, uname_m) == 0)
+			return &arches[i];
+	return NULL;
+}
+
+const struct ms_arch *ms_arch_of_elf(int em, int cls, int data)
+{
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (arches[i].em == em && arches[i].cls == cls &&
+		    arches[i].data == data)
+			return &arches[i];
+	return NULL;
+}
 
 int ms_machine_elf(const char *m, int *em, int *cls, int *data)
 {
-	for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++)
-		if (strcmp(machines[i].name, m) == 0) {
-			*em = machines[i].em;
-			*cls = machines[i].cls;
-			*data = machines[i].data;
-			return 0;
-		}
-	return -ENOTSUP;
+	const struct ms_arch *a = ms_arch_of_machine(m);
+
+	if (!a)
+		return -ENOTSUP;
+	*em = a->em;
+	*cls = a->cls;
+	*data = a->data;
+	return 0;
 }
 
-/* uname -m's name of an ELF machine and class, or "unknown". */
-static const char *machine_name(int em, int cls)
+void ms_modfile_machine(const struct ms_modfile *f, int *em, int *cls,
+			int *data)
 {
-	for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++)
-		if (machines[i].em == em && machines[i].cls == cls)
-			return machines[i].name;
+	GElf_Ehdr eh;
+	bool ok = gelf_getehdr(f->elf, &eh) != NULL;
+
+	*em = ok ? eh.e_machine : EM_NONE;
+	*cls = f->elfclass;
+	*data = ok ? eh.e_ident[EI_DATA] : ELFDATANONE;
+}
+
+const char *ms_machine_name(int em, int cls)
+{
+	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (arches[i].em == em && arches[i].cls == cls)
+			return arches[i].machine;
 	return "unknown";
+}
+
+const char *ms_elf_machine_str(int em, int cls, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s (ELF machine %d, %d-bit)",
+		 ms_machine_name(em, cls), em, cls == ELFCLASS64 ? 64 : 32);
+	return buf;
 }
 
 int ms_modfile_check_machine(const struct ms_modfile *f, const char *machine,
 			     struct ms_err *err)
 {
-	GElf_Ehdr eh;
+	const struct ms_arch *a = machine ? ms_arch_of_machine(machine) : NULL;
 	int em, cls, data;
+	char buf[96];
 
-	if (!machine || ms_machine_elf(machine, &em, &cls, &data) < 0 ||
-	    !gelf_getehdr(f->elf, &eh))
+	if (!a)
 		return 0; /* nothing to compare against */
-	if (eh.e_machine != em || f->elfclass != cls)
+	ms_modfile_machine(f, &em, &cls, &data);
+	if (em != a->em || cls != a->cls || data != a->data)
 		return ms_err_set(
 			err, EBADMSG,
-			"%s is for %s (ELF machine %u, %d-bit), but the kernel is %s: it is not a module of this kernel",
-			f->path, machine_name(eh.e_machine, f->elfclass),
-			eh.e_machine, f->elfclass == ELFCLASS64 ? 64 : 32,
+			"%s is for %s%s, but the kernel is %s: it is not a module of this kernel",
+			f->path, ms_elf_machine_str(em, cls, buf, sizeof(buf)),
+			em == a->em && cls == a->cls ?
+				(data == ELFDATA2MSB ? ", big-endian" :
+						       ", little-endian") :
+				"",
 			machine);
 	return 0;
 }
@@ -394,6 +426,16 @@ int ms_modfile_check_machine(const struct ms_modfile *f, const char *machine,
 const char *ms_modfile_path(const struct ms_modfile *f)
 {
 	return f->path;
+}
+
+const char *ms_modfile_lldb_path(const struct ms_modfile *f)
+{
+	return f->lldb_path;
+}
+
+bool ms_modfile_dwarf_hidden(const struct ms_modfile *f)
+{
+	return f->dwarf_hidden;
 }
 
 const char *ms_modfile_debugger_path(const struct ms_modfile *f)

@@ -213,6 +213,9 @@ void ms_modfile_free(struct ms_modfile *f);
 const char *ms_modfile_path(const struct ms_modfile *f);
 /* The file a debugger should read: the decompressed cache copy if any. */
 const char *ms_modfile_debugger_path(const struct ms_modfile *f);
+/* The file lldb gets: debugger_path, or a copy with its DWARF hidden. */
+const char *ms_modfile_lldb_path(const struct ms_modfile *f);
+bool ms_modfile_dwarf_hidden(const struct ms_modfile *f);
 const char *ms_modfile_compression(const struct ms_modfile *f); /* or NULL */
 const char *ms_modfile_build_id(const struct ms_modfile *f); /* or NULL */
 const char *ms_modfile_srcversion(const struct ms_modfile *f); /* or NULL */
@@ -220,6 +223,26 @@ const char *ms_modfile_modname(const struct ms_modfile *f); /* or NULL */
 int ms_modfile_elfclass(const struct ms_modfile *f); /* ELFCLASS32/64 */
 /* ELF machine, class and data of a kernel's `uname -m`; -ENOTSUP if unknown. */
 int ms_machine_elf(const char *uname_m, int *em, int *cls, int *data);
+
+/* A kernel architecture: how uname, ELF, gdb and lldb name it. */
+struct ms_arch {
+	const char *machine; /* uname -m */
+	int em, cls, data; /* e_machine, ELFCLASS*, ELFDATA* */
+	const char *gdb; /* gdb's `set architecture` name */
+	const char *lldb; /* lldb's target triple */
+};
+
+/* The architecture of a `uname -m`, or NULL if modsect does not know it. */
+const struct ms_arch *ms_arch_of_machine(const char *uname_m);
+/* The architecture of an ELF machine, class and data, or NULL. */
+const struct ms_arch *ms_arch_of_elf(int em, int cls, int data);
+/* The file's e_machine, class and data, for messages and comparisons. */
+void ms_modfile_machine(const struct ms_modfile *f, int *em, int *cls,
+			int *data);
+/* "x86_64 (ELF machine 62, 64-bit)", or "unknown (...)", into buf. */
+const char *ms_elf_machine_str(int em, int cls, char *buf, size_t size);
+/* uname -m's name of an ELF machine and class, or "unknown". */
+const char *ms_machine_name(int em, int cls);
 /* Refuses a file for another machine or class than the kernel's. */
 int ms_modfile_check_machine(const struct ms_modfile *f, const char *machine,
 			     struct ms_err *err);
@@ -296,6 +319,8 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 void ms_layout_free(struct ms_layout *l);
 /* The file a debugger reads: the debug info if found, else the module. */
 const char *ms_layout_debugger_path(const struct ms_layout *l);
+const char *ms_layout_lldb_path(const struct ms_layout *l);
+bool ms_layout_dwarf_hidden(const struct ms_layout *l);
 const char *ms_verify_str(enum ms_verify v);
 /* Rejects names a debugger command could be confused by. */
 int ms_check_name(const char *what, const char *name, struct ms_err *err);
@@ -419,8 +444,8 @@ int ms_vmlinux_offset(const char *path, const struct ms_map *map, bool force,
 /* ---- frames in kernel log text (logparse.c) ---- */
 
 enum ms_logframe_kind {
-	MS_LOGFRAME_SYMBOL, /* func+0x1a/0x60 [mod] */
-	MS_LOGFRAME_ADDRESS, /* [<ffffffffc0a14000>] */
+	MS_LOGFRAME_SYMBOL, /* func+0x1a/0x60 [mod], maybe after its [<addr>] */
+	MS_LOGFRAME_ADDRESS, /* [<ffffffffc0a14000>], [<c1234567>], 0x... */
 };
 
 struct ms_logframe {
@@ -429,17 +454,40 @@ struct ms_logframe {
 	char symbol[256];
 	char module[64]; /* "" for the core kernel */
 	uint64_t offset;
-	uint64_t address; /* MS_LOGFRAME_ADDRESS */
-	bool exact; /* where execution was (RIP, WARNING at), not a return */
+	bool has_address; /* address was printed (always for ADDRESS) */
+	uint64_t address; /* as printed: 32-bit ones are not extended */
+	bool exact; /* where execution was (RIP, pc, WARNING at), not a return */
+	bool regs_pc; /* a register dump's program counter (RIP:, EIP:, pc :) */
 };
 
-/* Finds the first frame at or after byte from; 1 if found, 0 if none. */
+/*
+ * Finds the first frame at or after byte from; 1 if found, 0 if none. A
+ * raw address and the symbol printed after it are one frame.
+ */
 int ms_log_frame(const char *line, size_t from, struct ms_logframe *f);
+/* arm64's "Call trace:" header, whose first entry is the regs' pc. */
+bool ms_log_trace_start(const char *line);
+/* The architecture (uname -m) a line of a report shows, or NULL. */
+const char *ms_log_machine(const char *line);
+/*
+ * An address from an arm64 report without its pointer authentication
+ * code; addr itself if it has none. For arm64 only (see logparse.c).
+ */
+uint64_t ms_arm64_strip_pac(uint64_t addr);
+/* Whether a map's machine (uname -m) is arm64's. */
+bool ms_machine_arm64(const char *machine);
 
 /* ---- emitters (emit.c) ---- */
 
 int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err);
 int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err);
+/*
+ * The lines that give a fresh debugger the kernel's architecture, first in
+ * a script; arch NULL if unknown (a comment only). why says where it was
+ * taken from ("machine aarch64 in the map").
+ */
+void ms_emit_gdb_arch(FILE *out, const struct ms_arch *arch, const char *why);
+void ms_emit_lldb_arch(FILE *out, const struct ms_arch *arch, const char *why);
 /* Quotes a path for gdb's argv parser / lldb's command parser. */
 int ms_quote_gdb(const char *s, char **ret, struct ms_err *err);
 int ms_quote_lldb(const char *s, char **ret, struct ms_err *err);

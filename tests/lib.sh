@@ -36,8 +36,18 @@ A_SYMTAB=0xffffffffc0a20000
 A_STRTAB=0xffffffffc0a21000
 SRCVERSION=ABCDEF0123456789ABCDEF0
 # First line of gdb and lldb scripts (normalized: see norm), up to " from".
-GDB_INTRO='# gdb commands; load with: source FILE (without vmlinux or a target, set architecture first), by modsect @VERSION@'
-LLDB_INTRO='# lldb commands; after target create VMLINUX or gdb-remote, load with: command source FILE, by modsect @VERSION@'
+GDB_INTRO='# gdb commands; load with: source FILE, by modsect @VERSION@'
+LLDB_INTRO='# lldb commands; load with: command source FILE, by modsect @VERSION@'
+# The architecture lines that follow it, for a map with "machine x86_64"
+# (what mkrelease gives): gdb sets it only without a target; lldb makes an
+# empty target, then selects target 0 (the user's, if there was one).
+GDB_ARCH='# architecture i386:x86-64 (machine x86_64 in the map), set when gdb has no target (a target keeps its own)
+if $_thread == 0
+  set architecture i386:x86-64
+end'
+LLDB_ARCH='# architecture x86_64-unknown-linux-gnu (machine x86_64 in the map): an empty target of it for an lldb with none; with one already (vmlinux, gdb-remote), target 0 is selected again and the empty one is left unused
+target create --arch x86_64-unknown-linux-gnu ""
+target select 0'
 VERSION=$(sed -n 's/^#define MODSECT_VERSION "\(.*\)"/\1/p' "$TOP/lib/modsect.h")
 
 _npass=0

@@ -15,6 +15,7 @@ ms gdb --root "$R" --all
 check_rc "gdb --all, one file missing: exit 0" 0
 check_out "gdb --all: exact script" "$(cat <<X
 $GDB_INTRO from @T@/root (kernel @REL@)
+$GDB_ARCH
 # othermod: skipped, $NF
 # testmod (live) from $P
 # verified: build-id @BUILDID@ matches the loaded module

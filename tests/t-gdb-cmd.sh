@@ -23,6 +23,7 @@ ms gdb --root "$R" testmod
 check_rc "modules.dep: exit 0" 0
 check_out "modules.dep: exact command" "$(cat <<X
 $GDB_INTRO from @T@/root (kernel @REL@)
+$GDB_ARCH
 # testmod (live) from $P
 $(exp_tail "$P")
 X
@@ -49,6 +50,7 @@ for arg in test_mod test-mod; do
 	sed -i "s/$BID2/@BUILDID@/" "$T/out"
 	check_out "module test_mod as '$arg', file test-mod.ko: exact command" "$(cat <<X
 $GDB_INTRO from @T@/root2 (kernel @REL@)
+$GDB_ARCH
 # test_mod (live) from $P2
 $(exp_tail "$P2")
 X
@@ -67,6 +69,7 @@ ms gdb --root "$R3" testmod "$KO"
 check_rc "explicit FILE: exit 0" 0
 check_out "explicit FILE: exact command" "$(cat <<X
 $GDB_INTRO from @T@/root3 (kernel @REL@)
+$GDB_ARCH
 # testmod (live) from @T@/mod/testmod.ko
 $(exp_tail @T@/mod/testmod.ko)
 X
@@ -87,6 +90,7 @@ ms gdb --root "$R3" --search "$T/tree" testmod
 check_rc "--search DIR: exit 0" 0
 check_out "--search DIR: exact command, file found in the tree" "$(cat <<X
 $GDB_INTRO from @T@/root3 (kernel @REL@)
+$GDB_ARCH
 # testmod (live) from @T@/tree/a/b/testmod.ko
 $(exp_tail @T@/tree/a/b/testmod.ko)
 X
@@ -108,6 +112,7 @@ ms gdb --root "$R3" --moddir "$T/base/lib/modules/$REL" testmod
 check_rc "--moddir DIR: exit 0" 0
 check_out "--moddir DIR: exact command" "$(cat <<X
 $GDB_INTRO from @T@/root3 (kernel @REL@)
+$GDB_ARCH
 # testmod (live) from @T@/base/lib/modules/@REL@/kernel/fs/testmod.ko
 $(exp_tail @T@/base/lib/modules/@REL@/kernel/fs/testmod.ko)
 X

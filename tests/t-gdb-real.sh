@@ -16,8 +16,14 @@ gdb_eval "$T/s.gdb" 'info address testmod_func' 'p &testmod_data' \
 	'p &testmod_bss' 'p &testmod_table' 'p &testmod_helper' \
 	'info symbol 0x0' 'info symbol 0x10' 'info symbol 0x18' 'info symbol 0x40' \
 	'p &__UNIQUE_ID_name' 'p &__UNIQUE_ID_srcversion' 'p &testmod_versions' \
-	'info symbol 0xbad000000000000'
+	'info symbol 0xbad000000000000' 'show architecture' 'x/i testmod_func'
 check_grep "gdb loaded the symbol file" 'add symbol table from file' "$T/gdb.out"
+# The script sets the architecture: a fresh gdb would start as i386 and
+# cut addresses to 32 bits (x/i, p of an address).
+check_grep "gdb: the script set architecture i386:x86-64" \
+	'^The target architecture is set to "i386:x86-64"\.$' "$T/gdb.out"
+check_grep "gdb: x/i testmod_func at its whole 64-bit address" \
+	"^ *$(hexadd "$A_TEXT" "$(symval "$KO" testmod_func)") <testmod_func>:" "$T/gdb.out"
 
 for sv in "testmod_func .text $A_TEXT" "testmod_helper .text $A_TEXT" \
 	"testmod_data .data $A_DATA" "testmod_bss .bss $A_BSS" \

@@ -23,6 +23,7 @@ ms gdb --root "$R" testmod
 cp "$T/out" "$T/coming.gdb"
 check_out "coming: exact command, .init.text at its map address" "$(cat <<X
 $GDB_INTRO from @T@/root (kernel @REL@)
+$GDB_ARCH
 # testmod (coming) from $P
 # verified: build-id @BUILDID@ matches the loaded module
 # debug info: $P (module, verified by build-id)

@@ -200,10 +200,25 @@ LLDB_PY=$(ls -d /usr/lib/llvm-*/lib/python3*/dist-packages/lldb/__init__.py 2>/d
 LLDB_PY=${LLDB_PY%/lldb/__init__.py}
 PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} MODSECT=$MODSECT lldb -b \
 	-o "target create $T/vmlinux" -o "command script import $TOP/share/lldb/modsect.py" \
-	-o "modsect lldb --root $R testmod" -o "image lookup -a $want" \
+	-o "modsect lldb --root $R testmod" -o "image lookup -a $want" -o "target list" \
 	>"$T/lldb.out" 2>"$T/lldb.err" </dev/null
 check_grep "lldb: 'modsect lldb --root R testmod' loads it: $want is testmod_data" \
 	'Summary: testmod_data$' "$T/lldb.out"
+# With a target selected, the script's architecture lines (an empty target,
+# target select 0) are not run: the vmlinux stays the only target.
+check_eq "lldb: with a target, 'modsect lldb' makes no other target" "* target #0: $T/vmlinux" \
+	"$(grep 'target #' "$T/lldb.out" | cut -d' ' -f1-4)"
+# Without one, they are: an x86_64 target gets the module.
+PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} MODSECT=$MODSECT lldb -b \
+	-o "command script import $TOP/share/lldb/modsect.py" \
+	-o "modsect lldb --root $R testmod" -o "image lookup -a $want" -o "target list" \
+	>"$T/lldb.out" 2>"$T/lldb.err" </dev/null
+if grep -q 'Summary: testmod_data$' "$T/lldb.out" &&
+	[ "$(grep -c 'target #' "$T/lldb.out")" = 1 ] && grep -q '^\* target #0: .* ( arch=x86_64-' "$T/lldb.out"; then
+	ok "lldb with no target: 'modsect lldb' makes the x86_64 target and loads the module into it"
+else
+	not_ok "lldb with no target: 'modsect lldb' makes the x86_64 target and loads the module into it" "$(cat "$T/lldb.out")"
+fi
 PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} MODSECT=$MODSECT lldb -b \
 	-o "target create $T/vmlinux" -o "command script import $TOP/share/lldb/modsect.py" \
 	-o "modsect lldb --root $R nosuchmod" -o "image lookup -a $want" \

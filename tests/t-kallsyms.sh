@@ -406,13 +406,16 @@ ms gdb --all --kernel --root "$R" --cache-dir "$C"
 cp "$T/out" "$T/kernel.gdb"
 SHA=$(sha256sum "$E" | cut -d' ' -f1)
 KE=$C/$SHA.kallsyms.elf
-cmds=$(grep -v '^#' "$T/kernel.gdb" | cut -d' ' -f1-2)
-if [ "$RC" = 0 ] && [ "$(sed -n 1p <<<"$cmds")" = "add-symbol-file $KE" ] &&
+# The architecture lines (tests/lib.sh GDB_ARCH) come first, then the
+# core kernel, then the module.
+cmds=$(grep -v '^#' "$T/kernel.gdb" | sed 1,3d | cut -d' ' -f1-2)
+if [ "$RC" = 0 ] && [ "$(grep -v '^#' "$T/kernel.gdb" | head -n 3)" = "$(grep -v '^#' <<<"$GDB_ARCH")" ] &&
+	[ "$(sed -n 1p <<<"$cmds")" = "add-symbol-file $KE" ] &&
 	[ "$(sed -n 2p <<<"$cmds")" = "add-symbol-file $R/lib/modules/$REL/kernel/drivers/misc/testmod.ko" ] &&
 	[ "$(wc -l <<<"$cmds")" = 2 ]; then
-	ok "gdb --all --kernel: 'add-symbol-file CACHE/<sha256>.kallsyms.elf' first, then the module"
+	ok "gdb --all --kernel: set architecture, 'add-symbol-file CACHE/<sha256>.kallsyms.elf', then the module"
 else
-	not_ok "gdb --all --kernel: want add-symbol-file $KE, then testmod.ko" "$(_last_run)"
+	not_ok "gdb --all --kernel: want the architecture lines, add-symbol-file $KE, then testmod.ko" "$(_last_run)"
 fi
 check "gdb --all --kernel: the cached ELF is kallsyms -o's bytes" cmp -s "$E" "$KE"
 check_grep "gdb --all --kernel: a comment says how many core symbols" "^# core kernel: $NCORE symbols" "$T/kernel.gdb"
@@ -421,7 +424,7 @@ S1=$(awk 'NR == 1 { print $1, $2, $3 }' "$T/samples")
 read -r s1a s1n s1o <<<"$S1"
 MF=$(hexadd "$A_TEXT" "$(symval "$KO" testmod_func)")
 gdb -nx -batch -ex "source $T/kernel.gdb" -ex "info symbol 0x$s1a" -ex "info symbol $(hexadd "$MF" 2)" \
-	-ex 'set architecture i386:x86-64' -ex 'p &kfunc_0100' -ex 'p &testmod_func' >"$T/gdbk.out" 2>&1
+	-ex 'p &kfunc_0100' -ex 'p &testmod_func' >"$T/gdbk.out" 2>&1
 KF100=$(awk '$3 == "kfunc_0100" { print $1 }' "$T/kallsyms")
 if grep -qE "^$s1n (\+ $s1o )?in section " "$T/gdbk.out" && grep -qE '^testmod_func \+ 2 in section \.text of ' "$T/gdbk.out" &&
 	grep -qE "^\\\$1 = .* 0x$KF100 <kfunc_0100>" "$T/gdbk.out" && grep -qE "^\\\$2 = .* $MF <testmod_func>" "$T/gdbk.out"; then
@@ -431,11 +434,12 @@ else
 fi
 ms lldb --all --kernel --root "$R" --cache-dir "$C"
 cp "$T/out" "$T/kernel.lldb"
-cmds=$(grep -v '^#' "$T/kernel.lldb" | head -n 3)
-if [ "$RC" = 0 ] && [ "$(sed -n 1p <<<"$cmds")" = "target modules add \"$KE\"" ] &&
+cmds=$(grep -v '^#' "$T/kernel.lldb" | sed 1,2d | head -n 3)
+if [ "$RC" = 0 ] && [ "$(grep -v '^#' "$T/kernel.lldb" | head -n 2)" = "$(grep -v '^#' <<<"$LLDB_ARCH")" ] &&
+	[ "$(sed -n 1p <<<"$cmds")" = "target modules add \"$KE\"" ] &&
 	[ "$(sed -n 2p <<<"$cmds")" = "target modules load --file \"$KE\" --slide 0" ] &&
-	grep -q '^target modules add .*testmod.ko' <<<"$(grep -v '^#' "$T/kernel.lldb" | sed 1,2d)"; then
-	ok "lldb --all --kernel: target modules add + load --slide 0 of the cached ELF, then the module"
+	grep -q '^target modules add .*testmod.ko' <<<"$(grep -v '^#' "$T/kernel.lldb" | sed 1,4d)"; then
+	ok "lldb --all --kernel: the architecture lines, target modules add + load --slide 0 of the cached ELF, then the module"
 else
 	not_ok "lldb --all --kernel: want the cached ELF first" "$(_last_run)"
 fi

@@ -13,6 +13,7 @@ check_rc "modsect lldb: exit 0" 0
 P=@T@/root/lib/modules/@REL@/kernel/drivers/misc/testmod.ko
 check_out "modsect lldb: exact commands" "$(cat <<X
 $LLDB_INTRO from @T@/root (kernel @REL@)
+$LLDB_ARCH
 # testmod (live) from $P
 # verified: build-id @BUILDID@ matches the loaded module
 # debug info: $P (module, verified by build-id)
@@ -41,4 +42,24 @@ for x in "$F testmod_func" "$D testmod_data" "$B testmod_bss" "$RO testmod_table
 		not_ok "lldb: image lookup -a $1 is $2" "$(cat "$T/lldb.out")"
 	fi
 done
+
+# The script's architecture lines: with a target (the vmlinux stand-in)
+# it is selected again and holds the module; the script's empty x86_64
+# target stays unused.  A fresh lldb gets the empty target and the module.
+lldb_eval "$T/s.lldb" "target list" "image list"
+if sed -n '/^(lldb) target list$/,$p' "$T/lldb.out" | grep -q "^\* target #0: $T/vmlinux " &&
+	sed -n '/^(lldb) image list$/,$p' "$T/lldb.out" | grep -q "testmod\.ko"; then
+	ok "lldb with a target: target 0 stays selected and holds the module"
+else
+	not_ok "lldb with a target: target 0 stays selected and holds the module" "$(cat "$T/lldb.out")"
+fi
+lldb -b -o "command source $T/s.lldb" -o "image lookup -a $F" -o "target list" \
+	>"$T/fresh.out" 2>"$T/fresh.err" </dev/null
+if grep -Eq "Summary: testmod\.ko\`testmod_func( |\$)" "$T/fresh.out" &&
+	[ "$(sed -n '/^(lldb) target list$/,$p' "$T/fresh.out" | grep -c 'target #')" = 1 ] &&
+	sed -n '/^(lldb) target list$/,$p' "$T/fresh.out" | grep -q 'arch=x86_64-'; then
+	ok "fresh lldb (no target): the script's x86_64 target, image lookup -a $F is testmod_func"
+else
+	not_ok "fresh lldb (no target): the script's x86_64 target, image lookup -a $F is testmod_func" "$(cat "$T/fresh.out")"
+fi
 finish

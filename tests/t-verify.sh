@@ -30,6 +30,7 @@ ms gdb --root "$R" --force testmod
 check_rc "--force: exit 0" 0
 check_out "--force: command printed with a NOT VERIFIED comment" "$(cat <<X
 $GDB_INTRO from @T@/root (kernel @REL@)
+$GDB_ARCH
 # testmod (live) from $P
 # NOT VERIFIED, forced: build-id of loaded module testmod is $OTHER but $P has @BUILDID@: it is not the loaded build
 # debug info: $P (module, NOT VERIFIED, forced)

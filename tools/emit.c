@@ -82,17 +82,80 @@ int resolve(const struct ms_ctx *ctx, struct ms_finder *fi,
 	return 0;
 }
 
+/*
+ * The architecture a script sets is the map's machine line; without one
+ * that modsect knows, the module files', which must then agree.
+ */
+struct arch_vote {
+	int em, cls, data;
+	char *path; /* the first module file, NULL before it */
+};
+
+static int vote(struct arch_vote *v, const struct ms_modfile *f,
+		struct ms_err *err)
+{
+	int em, cls, data;
+	char a[96], b[96];
+
+	ms_modfile_machine(f, &em, &cls, &data);
+	if (!v->path) {
+		*v = (struct arch_vote){ em, cls, data,
+					 strdup(ms_modfile_path(f)) };
+		return v->path ? 0 : ms_err_errno(err, ENOMEM, "architecture");
+	}
+	if (em == v->em && cls == v->cls && data == v->data)
+		return 0;
+	return ms_err_set(
+		err, EBADMSG,
+		"%s is for %s but %s is for %s: without a machine line in the map, the module files must say which machine the kernel is, and they disagree",
+		ms_modfile_path(f), ms_elf_machine_str(em, cls, a, sizeof(a)),
+		v->path, ms_elf_machine_str(v->em, v->cls, b, sizeof(b)));
+}
+
+/* The architecture lines of the script, and why that architecture. */
+static void emit_arch(FILE *out, const struct ms_map *map,
+		      const struct arch_vote *v, bool lldb)
+{
+	const struct ms_arch *a =
+		map->machine ? ms_arch_of_machine(map->machine) : NULL;
+	char why[160], m[96];
+
+	if (a)
+		snprintf(why, sizeof(why), "machine %s in the map",
+			 map->machine);
+	else if (v->path && (a = ms_arch_of_elf(v->em, v->cls, v->data)))
+		snprintf(why, sizeof(why), "%s module files; %s%s%s",
+			 a->machine, map->machine ? "the map's machine " : "",
+			 map->machine ? map->machine :
+					"the map has no machine line",
+			 map->machine ? " is not one modsect knows" : "");
+	else if (v->path)
+		snprintf(why, sizeof(why),
+			 "module files for %s, map machine %s",
+			 ms_elf_machine_str(v->em, v->cls, m, sizeof(m)),
+			 map->machine ? map->machine : "not given");
+	else
+		snprintf(why, sizeof(why), "map machine %s",
+			 map->machine ? map->machine : "not given");
+	if (lldb)
+		ms_emit_lldb_arch(out, a, why);
+	else
+		ms_emit_gdb_arch(out, a, why);
+}
+
 /* One module's commands into out; -ENOENT if its file is not found. */
 static int
 emit_one(const struct ms_ctx *ctx, struct ms_finder *fi, const struct opts *o,
 	 const struct ms_map *map, const struct ms_module *mod,
 	 int (*emit)(FILE *, const struct ms_layout *, struct ms_err *),
-	 FILE *out, struct ms_err *err)
+	 FILE *out, struct arch_vote *v, struct ms_err *err)
 {
 	struct resolved r = { 0 };
 	int rc = resolve(ctx, fi, o, map, mod, o->nargs > 1 ? o->args[1] : NULL,
 			 &r, err);
 
+	if (!rc && !(map->machine && ms_arch_of_machine(map->machine)))
+		rc = vote(v, r.file, err);
 	if (!rc)
 		rc = emit(out, r.layout, err);
 	resolved_clear(&r);
@@ -180,7 +243,9 @@ int emit_modules(struct opts *o,
 	struct ms_ctx *ctx = NULL;
 	struct ms_finder *fi = NULL;
 	struct ms_map *map = NULL;
-	struct ms_buf b = { 0 };
+	struct ms_buf b = { 0 }, whole = { 0 };
+	struct arch_vote v = { 0 };
+	bool lldb = emit == ms_emit_lldb;
 	size_t done = 0, missing = 0;
 	int r;
 
@@ -204,17 +269,15 @@ int emit_modules(struct opts *o,
 		r = ms_buf_open(&b, &err);
 	if (r)
 		goto out;
-	fprintf(b.f, "# %s, by modsect %s from %s (kernel %s)\n", intro,
-		MODSECT_VERSION, map->origin,
-		map->release ? map->release : "release unknown");
+	/* b holds what follows the header, which may need the files. */
 	if (o->kernel)
-		r = emit_kernel(ctx, o, map, emit == ms_emit_lldb, b.f, &err);
+		r = emit_kernel(ctx, o, map, lldb, b.f, &err);
 	for (size_t i = 0; i < map->nmodules && !r; i++) {
 		const struct ms_module *mod = &map->modules[i];
 
 		if (only && !ms_modname_eq(mod->name, only))
 			continue;
-		r = emit_one(ctx, fi, o, map, mod, emit, b.f, &err);
+		r = emit_one(ctx, fi, o, map, mod, emit, b.f, &v, &err);
 		if (r == -ENOENT && o->all) {
 			/* --all covers what it can; the rest is said, not hidden. */
 			fprintf(b.f, "# %s: skipped, %s\n", mod->name, err.msg);
@@ -231,11 +294,23 @@ int emit_modules(struct opts *o,
 			"no module file found for any of the %zu modules in %s",
 			map->nmodules, map->origin);
 	if (!r)
-		r = write_buf(o, &b, &err);
+		r = ms_buf_close(&b, &err);
+	if (!r)
+		r = ms_buf_open(&whole, &err);
+	if (!r) {
+		fprintf(whole.f, "# %s, by modsect %s from %s (kernel %s)\n",
+			intro, MODSECT_VERSION, map->origin,
+			map->release ? map->release : "release unknown");
+		emit_arch(whole.f, map, &v, lldb);
+		fwrite(b.data, 1, b.len, whole.f);
+		r = write_buf(o, &whole, &err);
+	}
 	if (!r && missing)
 		warn("%zu of %zu modules skipped: no file found", missing,
 		     map->nmodules);
 out:
+	free(v.path);
+	ms_buf_free(&whole);
 	ms_buf_free(&b);
 	warn_debuginfod(fi);
 	ms_finder_free(fi);

@@ -4,7 +4,6 @@
 
 int do_gdb(struct opts *o)
 {
-	return emit_modules(
-		o, ms_emit_gdb,
-		"gdb commands; load with: source FILE (without vmlinux or a target, set architecture first)");
+	return emit_modules(o, ms_emit_gdb,
+			    "gdb commands; load with: source FILE");
 }

@@ -4,7 +4,6 @@
 
 int do_lldb(struct opts *o)
 {
-	return emit_modules(
-		o, ms_emit_lldb,
-		"lldb commands; after target create VMLINUX or gdb-remote, load with: command source FILE");
+	return emit_modules(o, ms_emit_lldb,
+			    "lldb commands; load with: command source FILE");
 }

@@ -8,14 +8,23 @@
 
 #include "modsect.h"
 
+/* Hex, with or without 0x, or as a report prints it: [<ffffffffc0a14000>]. */
 static int parse_addr(const char *s, uint64_t *ret)
 {
+	bool bracket;
 	char *end;
 
 	while (*s == ' ' || *s == '\t')
 		s++;
+	bracket = s[0] == '[' && s[1] == '<';
+	if (bracket)
+		s += 2;
 	errno = 0;
 	*ret = strtoull(s, &end, 16);
+	if (bracket && end != s && end[0] == '>' && end[1] == ']')
+		end += 2;
+	else if (bracket)
+		return -EINVAL;
 	while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')
 		end++;
 	return errno || end == s || *end ? -EINVAL : 0;
@@ -112,9 +121,19 @@ static void put_sym(struct obuf *b, const char *name, uint64_t off,
 	put_hex(b, size, 1);
 }
 
-static void print_text(struct obuf *b, const struct ms_symres *r)
+/*
+ * The address, and the one it was given as when that carried a PAC:
+ * "0xffff80000a1b002c (PAC cleared from 0xffd080000a1b002c):".
+ */
+static void print_text(struct obuf *b, const struct ms_symres *r,
+		       uint64_t given)
 {
 	put_hex(b, r->addr, 16);
+	if (given != r->addr) {
+		ob_str(b, " (PAC cleared from ");
+		put_hex(b, given, 16);
+		ob_char(b, ')');
+	}
 	ob_char(b, ':');
 	if (r->core) {
 		put_sym(b, r->symbol, r->symbol_offset, r->symbol_size);
@@ -154,13 +173,18 @@ static void print_text(struct obuf *b, const struct ms_symres *r)
 	}
 }
 
-static json_object *to_json(const struct ms_symres *r)
+static json_object *to_json(const struct ms_symres *r, uint64_t given)
 {
 	json_object *o = json_object_new_object(), *a;
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "0x%016" PRIx64, r->addr);
 	json_object_object_add(o, "address", json_object_new_string(buf));
+	if (given != r->addr) {
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, given);
+		json_object_object_add(o, "address_with_pac",
+				       json_object_new_string(buf));
+	}
 	json_object_object_add(o, "module",
 			       r->module ? json_object_new_string(r->module) :
 			       r->core	 ? json_object_new_string("kernel") :
@@ -203,25 +227,38 @@ static json_object *to_json(const struct ms_symres *r)
 	return o;
 }
 
-/* One address: into the text output or the JSON array. */
-static int one(struct lazy *z, const char *s, struct obuf *out,
+/*
+ * One address: into the text output or the JSON array. An arm64 address
+ * with a PAC is looked up without it (ms_arm64_strip_pac); if that is in
+ * no module or kernel symbol either, the address is reported as given.
+ */
+static int one(struct lazy *z, bool pac, const char *s, struct obuf *out,
 	       json_object *arr, size_t *outside, struct ms_err *err)
 {
 	struct ms_symres r;
-	uint64_t addr;
+	uint64_t given, addr;
 	int rc;
 
-	if (parse_addr(s, &addr) < 0)
+	if (parse_addr(s, &given) < 0)
 		return ms_err_set(err, EINVAL, "not an address: \"%.40s\"", s);
+	addr = pac ? ms_arm64_strip_pac(given) : given;
 	rc = lazy_by_addr(z, addr, err);
 	if (rc)
 		return rc;
-	if (ms_symbolize(z->sym, addr, 0, &r) == -ENOENT)
+	rc = ms_symbolize(z->sym, addr, 0, &r);
+	if (rc == -ENOENT && addr != given) {
+		addr = given;
+		rc = lazy_by_addr(z, addr, err);
+		if (rc)
+			return rc;
+		rc = ms_symbolize(z->sym, addr, 0, &r);
+	}
+	if (rc == -ENOENT)
 		(*outside)++;
 	if (arr)
-		json_object_array_add(arr, to_json(&r));
+		json_object_array_add(arr, to_json(&r, given));
 	else
-		print_text(out, &r);
+		print_text(out, &r, given);
 	return 0;
 }
 
@@ -234,6 +271,7 @@ int do_resolve(struct opts *o)
 	struct lazy z = { 0 };
 	struct obuf b = { 0 };
 	json_object *arr = NULL;
+	bool pac = false;
 	size_t outside = 0;
 	char *line = NULL;
 	size_t cap = 0;
@@ -246,13 +284,16 @@ int do_resolve(struct opts *o)
 		r = ms_finder_new(ctx, map->release, &fi, &err);
 	if (!r)
 		r = lazy_init(&z, ctx, fi, o, map, &err);
+	/* Addresses from an arm64 report may carry a PAC. */
+	if (!r)
+		pac = ms_machine_arm64(map->machine);
 	if (!r && o->json)
 		arr = json_object_new_array();
 	for (int i = 0; !r && i < o->nargs; i++)
-		r = one(&z, o->args[i], &b, arr, &outside, &err);
+		r = one(&z, pac, o->args[i], &b, arr, &outside, &err);
 	while (!r && o->nargs == 0 && getline(&line, &cap, stdin) > 0)
 		if (line[strspn(line, " \t\r\n")])
-			r = one(&z, line, &b, arr, &outside, &err);
+			r = one(&z, pac, line, &b, arr, &outside, &err);
 	if (!r && arr) {
 		ob_str(&b,
 		       json_object_to_json_string_ext(

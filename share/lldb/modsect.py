@@ -27,6 +27,7 @@ dist-packages, the directory holding its lldb/ package, works around it.)
 """
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -98,16 +99,37 @@ def run_lent(exe, args, process):
     return modsect_stub.run_lent(exe, args, arch, read_memory, read_pc)
 
 
+# The script's architecture lines, `target create --arch TRIPLE ""` and
+# `target select 0`, give an lldb with no target an empty one. Here the
+# selected target is known: with one they are not run; without, the target
+# is made here and the commands run on it (the commands a command runs see
+# the target of when it started, none).
+ARCH_CREATE = re.compile(r'^target create --arch (\S+) ""$')
+
+
 def run_commands(debugger, text):
     """Runs the lldb commands of a `modsect lldb` script; returns
     (output, None) or (output, error message)."""
     interp = debugger.GetCommandInterpreter()
+    made = None
     outs = []
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        m = ARCH_CREATE.match(line)
+        if m and not debugger.GetSelectedTarget().IsValid():
+            e = lldb.SBError()
+            made = debugger.CreateTarget("", m.group(1), None, False, e)
+            if not made.IsValid():
+                return outs, "cannot make a %s target: %s" % (m.group(1), e.GetCString())
+            debugger.SetSelectedTarget(made)
+        if m or line == "target select 0":
+            continue
         r = lldb.SBCommandReturnObject()
-        interp.HandleCommand(line, r)
+        if made is not None:
+            interp.HandleCommand(line, lldb.SBExecutionContext(made), r)
+        else:
+            interp.HandleCommand(line, r)
         if r.GetOutput():
             outs.append(r.GetOutput().rstrip("\n"))
         if not r.Succeeded():

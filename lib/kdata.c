@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What kallsyms does not say. Without CONFIG_KALLSYMS_ALL (Debian's arm64
+ * and i386 kernels) /proc/kallsyms, and the table in memory, list only
+ * text symbols: no __start_BTF, no init_uts_ns, no modules. From memory
+ * alone they are found by what they are, each candidate checked before
+ * it is believed:
+ *  - the BTF by its header (include/uapi/linux/btf.h: magic 0xeB9F,
+ *    version 1), in the read-only data that follows the kallsyms tables
+ *    (RO_DATA in include/asm-generic/vmlinux.lds.h), kept only if libbpf
+ *    parses it and it describes struct module;
+ *  - the release by linux_banner ("Linux version %s (", init/version.c);
+ *  - the module list head by the code of print_modules(), a text symbol
+ *    whose list_for_each_entry_rcu(mod, &modules, list) loads &modules
+ *    (arm64: ADRP + ADD or LDR); each address it computes is a candidate,
+ *    kept only if it is a list of struct modules that closes on itself.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "kmem-int.h"
+
+#define KDATA_CHUNK (2u << 20)
+#define KDATA_MAX_SCAN (96u << 20)
+#define KDATA_MAX_BTF (64u << 20)
+#define KDATA_MAX_FN 4096u /* bytes of print_modules() decoded */
+#define KDATA_MAX_CAND 64u
+
+/* A BTF blob at p whose header says len bytes; 0 if none. */
+static size_t btf_header(const unsigned char *p, size_t avail)
+{
+	uint32_t hdr_len, type_off, type_len, str_off, str_len;
+	uint64_t end;
+
+	if (avail < 24 || p[0] != 0x9f || p[1] != 0xeb || p[2] != 1 ||
+	    p[3] != 0)
+		return 0;
+	memcpy(&hdr_len, p + 4, 4);
+	memcpy(&type_off, p + 8, 4);
+	memcpy(&type_len, p + 12, 4);
+	memcpy(&str_off, p + 16, 4);
+	memcpy(&str_len, p + 20, 4);
+	if (hdr_len < 24 || hdr_len > 256 || !type_len || !str_len)
+		return 0;
+	end = (uint64_t)type_off + type_len;
+	if ((uint64_t)str_off + str_len > end)
+		end = (uint64_t)str_off + str_len;
+	end += hdr_len;
+	return end <= KDATA_MAX_BTF ? (size_t)end : 0;
+}
+
+static int try_btf(struct kern *k, uint64_t at, size_t len)
+{
+	struct ms_err e = { 0 };
+	unsigned char *data = malloc(len);
+	struct btf *btf = NULL;
+
+	if (!data)
+		return -ENOMEM;
+	if (!ms_mem_read(k->mem, at, data, len, "BTF", &e))
+		btf = btf__new(data, (uint32_t)len);
+	if (!btf || btf__find_by_name_kind(btf, "module", BTF_KIND_STRUCT) <= 0) {
+		btf__free(btf);
+		free(data);
+		return -ENOENT;
+	}
+	k->btf = btf;
+	k->btf_data = data;
+	return 0;
+}
+
+int kdata_find_btf(struct kern *k, uint64_t from, struct ms_err *err)
+{
+	unsigned char *buf = malloc(KDATA_CHUNK);
+	struct ms_err e = { 0 };
+	int r = -ENOENT;
+
+	if (!buf)
+		return ms_err_errno(err, ENOMEM, "BTF search");
+	from &= ~(uint64_t)3;
+	for (uint64_t off = 0; r == -ENOENT && off < KDATA_MAX_SCAN;
+	     off += KDATA_CHUNK) {
+		if (ms_mem_read(k->mem, from + off, buf, KDATA_CHUNK, "probe",
+				&e))
+			break;
+		for (size_t i = 0; r == -ENOENT && i + 24 <= KDATA_CHUNK;
+		     i += 4) {
+			size_t len = btf_header(buf + i, KDATA_CHUNK - i);
+
+			if (len)
+				r = try_btf(k, from + off + i, len);
+		}
+	}
+	free(buf);
+	if (r == -ENOMEM)
+		return ms_err_errno(err, ENOMEM, "BTF");
+	if (r)
+		return ms_err_set(err, ENOTSUP,
+				  "%s: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF) in the %u MiB after its kallsyms tables, and its kallsyms has no __start_BTF; modsect needs BTF for struct module",
+				  k->origin, KDATA_MAX_SCAN >> 20);
+	return 0;
+}
+
+int kdata_banner_release(const unsigned char *p, size_t len, char **ret)
+{
+	static const char tag[] = "Linux version ";
+	const size_t n = sizeof(tag) - 1;
+
+	for (size_t i = 0; i + n + 2 < len; i++) {
+		size_t j = i + n;
+
+		if (p[i] != 'L' || memcmp(p + i, tag, n))
+			continue;
+		while (j < len && j - i - n < 64 && p[j] > ' ' && p[j] < 0x7f)
+			j++;
+		if (j == i + n || j + 1 >= len || p[j] != ' ' || p[j + 1] != '(')
+			continue;
+		*ret = strndup((const char *)p + i + n, j - i - n);
+		return *ret ? 0 : -ENOMEM;
+	}
+	return -ENOENT;
+}
+
+/* Sign-extends the low bits of v. */
+static int64_t sext(uint64_t v, unsigned int bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	return (int64_t)((v ^ m) - m);
+}
+
+static uint32_t insn(const unsigned char *c)
+{
+	return (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
+	       (uint32_t)c[3] << 24;
+}
+
+/*
+ * The addresses arm64 code at pc computes from ADRP: a register's value
+ * is tracked through ADD (immediate) and the 64-bit LDR forms (unsigned
+ * offset, pre-index with writeback, unscaled) that use it as a base; GCC
+ * reaches a variable through a section anchor (ADRP, ADD, then LDR x,
+ * [base, #off]!), so each such address is a candidate. Values of
+ * registers that other instructions overwrite go stale; a stale
+ * candidate fails the check that follows.
+ */
+static size_t arm64_addrs(const unsigned char *code, size_t len, uint64_t pc,
+			  uint64_t *out, size_t max)
+{
+	uint64_t val[32];
+	uint32_t known = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i + 4 <= len && n < max; i += 4) {
+		uint32_t a = insn(code + i);
+		unsigned int rd = a & 31, rn = (a >> 5) & 31;
+		uint64_t v;
+
+		if ((a & 0x9f000000u) == 0x90000000u) { /* ADRP */
+			uint64_t imm = ((a >> 29) & 3) |
+				       ((uint64_t)(a >> 5) & 0x7ffff) << 2;
+
+			val[rd] = ((pc + i) & ~0xfffull) +
+				  (uint64_t)(sext(imm, 21) * 4096);
+			known |= 1u << rd;
+			continue;
+		}
+		if (!(known & 1u << rn))
+			continue;
+		if ((a & 0xff800000u) == 0x91000000u) { /* ADD x, x, #imm */
+			v = val[rn] + (uint64_t)((a >> 10) & 0xfff) *
+					      ((a >> 22) & 1 ? 4096 : 1);
+			val[rd] = v;
+			known |= 1u << rd;
+		} else if ((a & 0xffc00000u) == 0xf9400000u) { /* LDR uoff */
+			v = val[rn] + (uint64_t)((a >> 10) & 0xfff) * 8;
+			known &= ~(1u << rd);
+		} else if ((a & 0xffe00c00u) == 0xf8400c00u) { /* LDR pre */
+			v = val[rn] + (uint64_t)sext((a >> 12) & 0x1ff, 9);
+			val[rn] = v;
+			known &= ~(1u << rd);
+		} else if ((a & 0xffe00c00u) == 0xf8400000u) { /* LDUR */
+			v = val[rn] + (uint64_t)sext((a >> 12) & 0x1ff, 9);
+			known &= ~(1u << rd);
+		} else {
+			continue;
+		}
+		out[n++] = v;
+	}
+	return n;
+}
+
+/*
+ * Is head a list of struct modules (named, each node's prev the one
+ * before) that comes back to head? Returns the number of modules, or -1.
+ */
+static long walk_ok(const struct kern *k, const struct klayout *l,
+		    uint64_t head)
+{
+	size_t ps = (size_t)k->ptr_size;
+	unsigned char lst[16], name[64];
+	struct ms_err e = { 0 };
+	uint64_t node, prev = head;
+	long n = 0;
+
+	if (ms_mem_read(k->mem, head, lst, 2 * ps, "probe", &e))
+		return -1;
+	node = kget(k, lst, 0, ps);
+	while (node != head) {
+		size_t nl = l->mod_name.size < sizeof(name) ? l->mod_name.size :
+							      sizeof(name);
+
+		if (++n > KMEM_MAX_MODULES || node < l->mod_list.off ||
+		    ms_mem_read(k->mem, node, lst, 2 * ps, "probe", &e) ||
+		    kget(k, lst, ps, ps) != prev ||
+		    ms_mem_read(k->mem, node - l->mod_list.off + l->mod_name.off,
+				name, nl, "probe", &e) ||
+		    !name[0] || !memchr(name, '\0', nl))
+			return -1;
+		for (size_t i = 0; name[i]; i++)
+			if (name[i] <= ' ' || name[i] >= 0x7f)
+				return -1;
+		prev = node;
+		node = kget(k, lst, 0, ps);
+	}
+	return n;
+}
+
+int kdata_modules(const struct kern *k, const struct klayout *l,
+		  uint64_t *head, struct ms_err *err)
+{
+	const struct ms_ksym *fn = NULL;
+	uint64_t cand[KDATA_MAX_CAND], end = UINT64_MAX, empty = 0;
+	unsigned char *code;
+	size_t len, n, nempty = 0;
+
+	for (size_t i = 0; k->ksyms && i < k->ksyms->nsyms; i++)
+		if (!strcmp(k->ksyms->syms[i].name, "print_modules"))
+			fn = &k->ksyms->syms[i];
+	if (!fn || k->elf_machine != EM_AARCH64)
+		return ms_err_set(err, ENOENT,
+				  "%s: the kernel's kallsyms has no symbol modules (no CONFIG_KALLSYMS_ALL), and modsect finds the module list without it only on arm64; give --kernel-image with a vmlinux that has symbols",
+				  k->origin);
+	for (size_t i = 0; i < k->ksyms->nsyms; i++)
+		if (k->ksyms->syms[i].addr > fn->addr &&
+		    k->ksyms->syms[i].addr < end)
+			end = k->ksyms->syms[i].addr;
+	len = end - fn->addr < KDATA_MAX_FN ? (size_t)(end - fn->addr) :
+					     KDATA_MAX_FN;
+	code = malloc(len ? len : 1);
+	if (!code)
+		return ms_err_errno(err, ENOMEM, "print_modules");
+	if (ms_mem_read(k->mem, kern_moved(k, fn->addr), code, len,
+			"print_modules", err)) {
+		free(code);
+		return -EIO;
+	}
+	n = arm64_addrs(code, len, kern_moved(k, fn->addr), cand,
+			KDATA_MAX_CAND);
+	free(code);
+	for (size_t i = 0; i < n; i++) {
+		long m = cand[i] % 8 ? -1 : walk_ok(k, l, cand[i]);
+
+		if (m > 0) {
+			*head = cand[i];
+			return 0;
+		}
+		if (m == 0 && cand[i] != empty) {
+			empty = cand[i];
+			nempty++;
+		}
+	}
+	/* No module loaded: believed only if no other list looks like it. */
+	if (nempty == 1) {
+		*head = empty;
+		return 0;
+	}
+	return ms_err_set(err, ENOENT,
+			  "%s: none of the %zu addresses print_modules() computes is the module list (and kallsyms has no modules symbol: no CONFIG_KALLSYMS_ALL)",
+			  k->origin, n);
+}
