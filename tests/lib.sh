@@ -15,6 +15,8 @@ TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$TESTS_DIR/.." && pwd)
 MODSECT=${MODSECT:-$TOP/modsect}
 case $MODSECT in /*) ;; *) MODSECT=$(cd "$TOP" && realpath -- "$MODSECT") ;; esac
+# Leaks inside libraries modsect cannot free (lsan.supp says which).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$TESTS_DIR/lsan.supp}
 # Test helper programs (tests/tools/*.c), built beside the binary under test:
 # build/tests/ for ./modsect, build/san/tests/ for build/san/modsect.
 if [ "$MODSECT" = "$TOP/modsect" ]; then

@@ -642,6 +642,8 @@ vm_modsect() {
 	case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
 	[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
 	export MODSECT
+	# Leaks inside libraries modsect cannot free (tests/lsan.supp says which).
+	export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$VM_DIR/../lsan.supp}
 }
 
 # The checks' output: "ok: ..." / "FAIL: ..." lines counted in npass and
