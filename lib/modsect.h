@@ -514,4 +514,40 @@ int ms_write_out(const char *path, const void *data, size_t len,
 int ms_read_file(const char *path, size_t max, char **buf_ret, size_t *len_ret,
 		 struct ms_err *err);
 
+/* ---- streams (stream.c) ---- */
+
+/*
+ * Lines of a text, read as they come, every byte kept. A line longer than
+ * the reader's max comes in pieces of at most max bytes.
+ */
+struct ms_lines;
+struct ms_line {
+	char *text; /* len bytes, NULs included, then a NUL of our own */
+	size_t len;
+	bool newline; /* the input had a newline after it */
+	bool piece; /* part of a line longer than max: not whole */
+	uint64_t lineno; /* from 1 */
+};
+
+/* path "-" is standard input. */
+int ms_lines_open(const char *path, size_t max, struct ms_lines **ret,
+		  struct ms_err *err);
+/* 1 with the next line (valid until the next call), 0 at the end, -errno. */
+int ms_lines_next(struct ms_lines *l, struct ms_line *ret, struct ms_err *err);
+/* Whether the input is a regular file (else a pipe: flush as lines come). */
+bool ms_lines_regular(const struct ms_lines *l);
+void ms_lines_free(struct ms_lines *l);
+
+/*
+ * Output written as it comes: to standard output, or to a temporary file
+ * that becomes path only on commit, so a failed run leaves no half file.
+ */
+struct ms_out;
+int ms_out_open(const char *path, struct ms_out **ret, struct ms_err *err);
+FILE *ms_out_file(const struct ms_out *o);
+/* Flushes and, for a file, renames it into place; frees o either way. */
+int ms_out_commit(struct ms_out *o, struct ms_err *err);
+/* Drops a file's output; frees o. */
+void ms_out_abort(struct ms_out *o);
+
 #endif

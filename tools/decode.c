@@ -47,43 +47,16 @@ static uint64_t placed_span(const struct ms_modfile *f)
 	return (n + PLACE_GAP_32 - 1) & ~(PLACE_GAP_32 - 1);
 }
 
-/* The text as lines, split in place. */
-static char **split_lines(char *text, size_t *n)
-{
-	size_t cap = 64;
-	char **lines = malloc(cap * sizeof(*lines));
-
-	*n = 0;
-	if (!lines)
-		return NULL;
-	for (char *p = text; *p;) {
-		char *nl = strchr(p, '\n');
-
-		if (*n == cap) {
-			char **nlines =
-				realloc(lines, 2 * cap * sizeof(*lines));
-
-			if (!nlines) {
-				free(lines);
-				return NULL;
-			}
-			lines = nlines;
-			cap *= 2;
-		}
-		lines[(*n)++] = p;
-		if (!nl)
-			break;
-		*nl = '\0';
-		p = nl + 1;
-	}
-	return lines;
-}
+/* Where the next module without a map goes, for 64- and 32-bit files. */
+struct place {
+	uint64_t base, base32;
+};
 
 /* Adds modules named in frames that the map lacks, placed from their files. */
-static int place_missing(struct ms_map *map, struct ms_finder *fi, char **lines,
-			 size_t n, struct ms_err *err)
+static int place_missing(struct ms_map *map, struct ms_finder *fi,
+			 struct place *pl, char **lines, size_t n,
+			 struct ms_err *err)
 {
-	uint64_t base = PLACE_BASE, base32 = PLACE_BASE_32;
 	int r = 0;
 
 	for (size_t i = 0; !r && i < n; i++) {
@@ -103,13 +76,13 @@ static int place_missing(struct ms_map *map, struct ms_finder *fi, char **lines,
 				continue;
 			}
 			if (ms_modfile_elfclass(mf) == ELFCLASS32) {
-				r = ms_map_add_placed(map, f.module, mf, base32,
-						      err);
-				base32 += placed_span(mf);
+				r = ms_map_add_placed(map, f.module, mf,
+						      pl->base32, err);
+				pl->base32 += placed_span(mf);
 			} else {
-				r = ms_map_add_placed(map, f.module, mf, base,
-						      err);
-				base += PLACE_STEP;
+				r = ms_map_add_placed(map, f.module, mf,
+						      pl->base, err);
+				pl->base += PLACE_STEP;
 			}
 			ms_modfile_free(mf);
 			if (!r)
@@ -142,30 +115,37 @@ struct report {
 	bool trace_first; /* the next frame is a "Call trace:"'s first */
 	struct ms_logframe pc;
 	struct hit hits[LINE_FRAMES]; /* the current line's, off the stack */
+	char *scratch; /* a line with its NULs made parseable */
+	size_t scratch_cap;
 };
 
 /*
  * Each frame's line gets the function's location after the frame; each
  * inlined callee comes first on a line of its own with the frame's
- * prefix, innermost first, as in gdb's backtrace.
+ * prefix, innermost first, as in gdb's backtrace. The line's own bytes
+ * are written as they came, NULs included.
  */
-static void annotate(FILE *out, const char *line, const struct hit *h, size_t n)
+static void annotate(FILE *out, const struct ms_line *ln, const struct hit *h,
+		     size_t n)
 {
 	size_t at = 0;
 
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i + 1 < h[k].r.nframes; i++) {
-			fprintf(out, "%.*s%s (inlined) ", (int)h[k].f.start,
-				line, h[k].r.frames[i].func);
+			fwrite(ln->text, 1, h[k].f.start, out);
+			fprintf(out, "%s (inlined) ", h[k].r.frames[i].func);
 			print_loc(out, &h[k].r.frames[i]);
 			fputc('\n', out);
 		}
 	for (size_t k = 0; k < n; k++) {
-		fprintf(out, "%.*s ", (int)(h[k].f.end - at), line + at);
+		fwrite(ln->text + at, 1, h[k].f.end - at, out);
+		fputc(' ', out);
 		print_loc(out, &h[k].r.frames[h[k].r.nframes - 1]);
 		at = h[k].f.end;
 	}
-	fprintf(out, "%s\n", line + at);
+	fwrite(ln->text + at, 1, ln->len - at, out);
+	if (ln->newline)
+		fputc('\n', out);
 }
 
 /* 1 if addr has a source line (into r), else 0. */
@@ -235,14 +215,47 @@ static void track(struct report *rep, struct ms_logframe *f, bool *first)
 	}
 }
 
-/* Annotates every frame of the line that resolves to a source line. */
+/*
+ * The line as the parser reads it: a C string, so a NUL byte (a crashed
+ * program's output on the console) becomes 0x01, which no frame or
+ * marker holds, and the bytes after it are still read. NULL: no memory.
+ */
+static const char *parse_text(struct report *rep, const struct ms_line *ln)
+{
+	if (!memchr(ln->text, '\0', ln->len))
+		return ln->text;
+	if (rep->scratch_cap < ln->len + 1) {
+		char *p = realloc(rep->scratch, ln->len + 1);
+
+		if (!p)
+			return NULL;
+		rep->scratch = p;
+		rep->scratch_cap = ln->len + 1;
+	}
+	for (size_t i = 0; i < ln->len; i++)
+		rep->scratch[i] = ln->text[i] ? ln->text[i] : '\x01';
+	rep->scratch[ln->len] = '\0';
+	return rep->scratch;
+}
+
+/*
+ * Annotates every frame of the line that resolves to a source line; the
+ * pieces of a line too long for any report pass through as they are.
+ */
 static int decode_line(struct lazy *z, struct report *rep, FILE *out,
-		       const char *line, struct ms_err *err)
+		       const struct ms_line *ln, const char *line,
+		       struct ms_err *err)
 {
 	struct ms_logframe f;
 	bool first = rep->trace_first;
 	size_t n = 0;
 
+	if (ln->piece) {
+		fwrite(ln->text, 1, ln->len, out);
+		if (ln->newline)
+			fputc('\n', out);
+		return 0;
+	}
 	if (ms_log_trace_start(line))
 		rep->trace_first = true;
 	for (size_t at = 0; n < LINE_FRAMES && ms_log_frame(line, at, &f);
@@ -257,21 +270,8 @@ static int decode_line(struct lazy *z, struct report *rep, FILE *out,
 			return rc;
 		n += (size_t)rc;
 	}
-	if (n)
-		annotate(out, line, rep->hits, n);
-	else
-		fprintf(out, "%s\n", line);
+	annotate(out, ln, rep->hits, n);
 	return 0;
-}
-
-/* The architecture the report shows: its first line that shows one. */
-static const char *text_machine(char **lines, size_t n)
-{
-	const char *m = NULL;
-
-	for (size_t i = 0; !m && i < n; i++)
-		m = ms_log_machine(lines[i]);
-	return m;
 }
 
 /* Whether two machines (uname -m) are known and of different ELF. */
@@ -322,68 +322,224 @@ static int no_map(const struct opts *o, const char *shown, struct ms_map **ret,
 	return 0;
 }
 
+/*
+ * The first lines are read before anything is decoded or written: the
+ * architecture the report shows and the modules it names decide the map,
+ * and an error in them leaves no output. Past them, lines are decoded as
+ * they come, so no input is too large (a console log of days, or many
+ * reports in one stream, each module opened once).
+ */
+#define READ_AHEAD (1u << 20)
+/* A line longer than this passes through in pieces (printk's are < 1 KiB). */
+#define PIECE_MAX (64u << 10)
+
+struct ahead {
+	char *data; /* each line's bytes and NUL, then its parse copy if other */
+	size_t len, cap;
+	struct ms_line *v;
+	size_t *parse_off; /* where each line's parse copy is in data */
+	char **parse; /* made from parse_off once data stops moving */
+	size_t n, vcap;
+};
+
+static bool ahead_put(struct ahead *a, const char *p, size_t n)
+{
+	if (a->len + n + 1 > a->cap) {
+		size_t cap = a->cap ? a->cap : 65536;
+		char *d;
+
+		while (cap < a->len + n + 1)
+			cap *= 2;
+		d = realloc(a->data, cap);
+		if (!d)
+			return false;
+		a->data = d;
+		a->cap = cap;
+	}
+	memcpy(a->data + a->len, p, n);
+	a->data[a->len + n] = '\0';
+	a->len += n + 1;
+	return true;
+}
+
+/* Reads lines until READ_AHEAD bytes or the end of the input. */
+static int read_ahead(struct ms_lines *in, struct report *rep,
+		      struct ahead *a, struct ms_err *err)
+{
+	struct ms_line ln;
+	int r;
+
+	while (a->len < READ_AHEAD && (r = ms_lines_next(in, &ln, err)) == 1) {
+		const char *pt = ln.piece ? "" : parse_text(rep, &ln);
+		size_t off = a->len;
+
+		if (a->n == a->vcap) {
+			size_t cap = a->vcap ? 2 * a->vcap : 256;
+			struct ms_line *v = realloc(a->v, cap * sizeof(*v));
+			size_t *po = v ? realloc(a->parse_off,
+						 cap * sizeof(*po)) :
+					 NULL;
+
+			if (v)
+				a->v = v;
+			if (!po)
+				return ms_err_errno(err, ENOMEM, "decode");
+			a->parse_off = po;
+			a->vcap = cap;
+		}
+		if (!pt || !ahead_put(a, ln.text, ln.len) ||
+		    (pt != ln.text && !ahead_put(a, pt, strlen(pt))))
+			return ms_err_errno(err, ENOMEM, "decode");
+		a->parse_off[a->n] = pt == ln.text ? off : off + ln.len + 1;
+		ln.text = (char *)(uintptr_t)off; /* made a pointer below */
+		a->v[a->n++] = ln;
+	}
+	if (r < 0)
+		return r;
+	a->parse = calloc(a->n + 1, sizeof(*a->parse));
+	if (!a->parse)
+		return ms_err_errno(err, ENOMEM, "decode");
+	for (size_t i = 0; i < a->n; i++) {
+		a->v[i].text = a->data + (uintptr_t)a->v[i].text;
+		a->parse[i] = a->data + a->parse_off[i];
+	}
+	return 0;
+}
+
+static void ahead_free(struct ahead *a)
+{
+	free(a->data);
+	free(a->v);
+	free(a->parse_off);
+	free(a->parse);
+}
+
+/* What decode holds from the first line to the last. */
+struct decoder {
+	struct ms_ctx *ctx;
+	struct ms_finder *fi;
+	struct ms_map *map;
+	struct lazy z;
+	struct place pl;
+	struct report rep;
+};
+
+/* The map, its finder and the modules the first lines name. */
+static int decoder_init(struct decoder *d, struct opts *o,
+			const struct ahead *a, struct ms_err *err)
+{
+	/* The architecture the report shows: its first line that shows one. */
+	const char *shown = NULL;
+	int r;
+
+	for (size_t i = 0; !shown && i < a->n; i++)
+		shown = ms_log_machine(a->parse[i]);
+	/* Without --capture the live map helps with what it has. */
+	if (load_map(d->ctx, o, NULL, &d->map, err) < 0) {
+		d->map = NULL;
+		if (o->capture)
+			return -err->code;
+		r = no_map(o, shown, &d->map, err);
+		if (r)
+			return r;
+	}
+	if (foreign(o, d->map, shown)) {
+		ms_map_free(d->map);
+		d->map = NULL;
+		r = no_map(o, shown, &d->map, err);
+		if (r)
+			return r;
+	}
+	r = ms_finder_new(d->ctx, d->map->release, &d->fi, err);
+	d->pl = (struct place){ PLACE_BASE, PLACE_BASE_32 };
+	if (!r)
+		r = place_missing(d->map, d->fi, &d->pl, a->parse, a->n, err);
+	if (!r)
+		r = lazy_init(&d->z, d->ctx, d->fi, o, d->map, err);
+	/* Raw addresses of an arm64 report may carry a PAC. */
+	if (!r)
+		d->rep.pac = ms_machine_arm64(d->map->machine ? d->map->machine :
+								shown);
+	return r;
+}
+
+/* One line after the first ones: its modules placed, then decoded. */
+static int decode_next(struct decoder *d, FILE *out, const struct ms_line *ln,
+		       struct ms_err *err)
+{
+	const char *pt = ln->piece ? "" : parse_text(&d->rep, ln);
+	char *one = (char *)pt;
+	int r;
+
+	if (!pt)
+		return ms_err_errno(err, ENOMEM, "decode");
+	r = place_missing(d->map, d->fi, &d->pl, &one, 1, err);
+	if (!r && d->map->nmodules != d->z.nmods)
+		r = lazy_sync(&d->z, err);
+	return r ? r : decode_line(&d->z, &d->rep, out, ln, pt, err);
+}
+
+static void decoder_clear(struct decoder *d)
+{
+	if (d->z.map)
+		lazy_clear(&d->z);
+	warn_debuginfod(d->fi);
+	ms_finder_free(d->fi);
+	ms_map_free(d->map);
+	ms_ctx_free(d->ctx);
+	free(d->rep.scratch);
+}
+
 int do_decode(struct opts *o)
 {
 	struct ms_err err = { 0 };
-	struct ms_ctx *ctx = NULL;
-	struct ms_finder *fi = NULL;
-	struct ms_map *map = NULL;
-	struct lazy z = { 0 };
-	struct report *rep = calloc(1, sizeof(*rep));
+	struct decoder *d = calloc(1, sizeof(*d));
+	struct ms_lines *in = NULL;
+	struct ms_out *out = NULL;
+	struct ahead a = { 0 };
 	struct ms_buf b = { 0 };
-	char *text = NULL, **lines = NULL;
-	size_t len, n = 0;
-	const char *shown = NULL;
-	int r = setup_ctx(o, &ctx, &err);
+	struct ms_line ln;
+	int r = d ? 0 : ms_err_errno(&err, ENOMEM, "decode");
 
-	if (!r && !rep)
-		r = ms_err_errno(&err, ENOMEM, "decode");
 	/*
 	 * No core kernel symbols: a core frame has no source line, so it is
 	 * never annotated, and reading them was half the run time.
 	 */
 	if (!r)
-		r = ms_read_file(o->nargs ? o->args[0] : "-", 64u << 20, &text,
-				 &len, &err);
-	if (!r && !(lines = split_lines(text, &n)))
-		r = ms_err_errno(&err, ENOMEM, "decode");
+		r = setup_ctx(o, &d->ctx, &err);
 	if (!r)
-		shown = text_machine(lines, n);
-	/* Without --capture the live map helps with what it has. */
-	if (!r && load_map(ctx, o, NULL, &map, &err) < 0) {
-		map = NULL;
-		r = o->capture ? -err.code : no_map(o, shown, &map, &err);
-	}
-	if (!r && foreign(o, map, shown)) {
-		ms_map_free(map);
-		map = NULL;
-		r = no_map(o, shown, &map, &err);
-	}
+		r = ms_lines_open(o->nargs ? o->args[0] : "-", PIECE_MAX, &in,
+				  &err);
 	if (!r)
-		r = ms_finder_new(ctx, map->release, &fi, &err);
+		r = read_ahead(in, &d->rep, &a, &err);
 	if (!r)
-		r = place_missing(map, fi, lines, n, &err);
-	if (!r)
-		r = lazy_init(&z, ctx, fi, o, map, &err);
+		r = decoder_init(d, o, &a, &err);
 	if (!r)
 		r = ms_buf_open(&b, &err);
-	/* Raw addresses of an arm64 report may carry a PAC. */
+	for (size_t i = 0; !r && i < a.n; i++)
+		r = decode_line(&d->z, &d->rep, b.f, &a.v[i], a.parse[i], &err);
 	if (!r)
-		rep->pac =
-			ms_machine_arm64(map->machine ? map->machine : shown);
-	for (size_t i = 0; !r && i < n; i++)
-		r = decode_line(&z, rep, b.f, lines[i], &err);
+		r = ms_buf_close(&b, &err);
 	if (!r)
-		r = write_buf(o, &b, &err);
+		r = ms_out_open(o->output, &out, &err);
+	if (!r && b.len &&
+	    fwrite(b.data, 1, b.len, ms_out_file(out)) != b.len)
+		r = ms_err_errno(&err, EIO, "writing output");
 	ms_buf_free(&b);
-	if (z.map)
-		lazy_clear(&z);
-	warn_debuginfod(fi);
-	ms_finder_free(fi);
-	ms_map_free(map);
-	ms_ctx_free(ctx);
-	free(lines);
-	free(text);
-	free(rep);
+	ahead_free(&a);
+	while (!r && (r = ms_lines_next(in, &ln, &err)) == 1) {
+		r = decode_next(d, ms_out_file(out), &ln, &err);
+		/* From a pipe (dmesg -w), each line as soon as it is decoded. */
+		if (!r && !ms_lines_regular(in))
+			fflush(ms_out_file(out));
+	}
+	if (!r)
+		r = ms_out_commit(out, &err);
+	else
+		ms_out_abort(out);
+	ms_lines_free(in);
+	if (d)
+		decoder_clear(d);
+	free(d);
 	return r ? report(&err, r) : EXIT_OK;
 }

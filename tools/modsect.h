@@ -108,12 +108,16 @@ struct lazy {
 	char *state; /* per map module: untried, loaded, missing */
 	struct start *starts; /* every section start, sorted */
 	size_t nstarts;
+	const char **names; /* per map module, as res and state are */
+	size_t nmods;
 };
 
 int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
 	      const struct opts *o, const struct ms_map *map,
 	      struct ms_err *err);
 void lazy_clear(struct lazy *z);
+/* After modules were added to the map (which sorts and moves them). */
+int lazy_sync(struct lazy *z, struct ms_err *err);
 int lazy_by_name(struct lazy *z, const char *name, struct ms_err *err);
 int lazy_by_addr(struct lazy *z, uint64_t addr, struct ms_err *err);
 

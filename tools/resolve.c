@@ -291,9 +291,17 @@ int do_resolve(struct opts *o)
 		arr = json_object_new_array();
 	for (int i = 0; !r && i < o->nargs; i++)
 		r = one(&z, pac, o->args[i], &b, arr, &outside, &err);
-	while (!r && o->nargs == 0 && getline(&line, &cap, stdin) > 0)
-		if (line[strspn(line, " \t\r\n")])
+	for (ssize_t len; !r && o->nargs == 0 &&
+			  (len = getline(&line, &cap, stdin)) > 0;) {
+		/* A NUL would end the address early and hide the rest. */
+		if (memchr(line, '\0', (size_t)len))
+			r = ms_err_set(&err, EINVAL,
+				       "standard input: not an address: a line with a NUL byte");
+		else if (line[strspn(line, " \t\r\n")]) {
+			line[strcspn(line, "\r\n")] = '\0';
 			r = one(&z, pac, line, &b, arr, &outside, &err);
+		}
+	}
 	if (!r && arr) {
 		ob_str(&b,
 		       json_object_to_json_string_ext(

@@ -23,24 +23,18 @@ static int cmp_start(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
-	      const struct opts *o, const struct ms_map *map,
-	      struct ms_err *err)
+/* Every section start of the map, sorted, into z. */
+static int index_starts(struct lazy *z, struct ms_err *err)
 {
+	const struct ms_map *map = z->map;
 	size_t n = 0;
-	int r;
 
-	memset(z, 0, sizeof(*z));
-	z->ctx = ctx;
-	z->fi = fi;
-	z->o = o;
-	z->map = map;
 	for (size_t i = 0; i < map->nmodules; i++)
 		n += map->modules[i].nsections;
-	z->res = calloc(map->nmodules + 1, sizeof(*z->res));
-	z->state = calloc(map->nmodules + 1, 1);
+	free(z->starts);
+	z->nstarts = 0;
 	z->starts = calloc(n + 1, sizeof(*z->starts));
-	if (!z->res || !z->state || !z->starts)
+	if (!z->starts)
 		return ms_err_errno(err, ENOMEM, "symbols");
 	for (size_t i = 0; i < map->nmodules; i++)
 		for (size_t j = 0; j < map->modules[i].nsections; j++)
@@ -49,20 +43,86 @@ int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
 			};
 	if (z->nstarts)
 		qsort(z->starts, z->nstarts, sizeof(*z->starts), cmp_start);
-	r = ms_symbolizer_new(&z->sym, err);
+	return 0;
+}
+
+int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
+	      const struct opts *o, const struct ms_map *map,
+	      struct ms_err *err)
+{
+	int r;
+
+	memset(z, 0, sizeof(*z));
+	z->ctx = ctx;
+	z->fi = fi;
+	z->o = o;
+	z->map = map;
+	z->nmods = map->nmodules;
+	z->res = calloc(map->nmodules + 1, sizeof(*z->res));
+	z->state = calloc(map->nmodules + 1, 1);
+	z->names = calloc(map->nmodules + 1, sizeof(*z->names));
+	if (!z->res || !z->state || !z->names)
+		return ms_err_errno(err, ENOMEM, "symbols");
+	for (size_t i = 0; i < map->nmodules; i++)
+		z->names[i] = map->modules[i].name;
+	r = index_starts(z, err);
+	if (!r)
+		r = ms_symbolizer_new(&z->sym, err);
 	if (!r)
 		ms_symbolizer_set_core(z->sym, map);
 	return r;
 }
 
+/*
+ * Modules come into the map as a stream names them (decode), and
+ * ms_map_finish sorts them by name: what was loaded moves with its name,
+ * and its layout is told where its module now is.
+ */
+int lazy_sync(struct lazy *z, struct ms_err *err)
+{
+	const struct ms_map *map = z->map;
+	size_t n = map->nmodules;
+	struct resolved *res = calloc(n + 1, sizeof(*res));
+	char *state = calloc(n + 1, 1);
+	const char **names = calloc(n + 1, sizeof(*names));
+
+	if (!res || !state || !names) {
+		free(res);
+		free(state);
+		free(names);
+		return ms_err_errno(err, ENOMEM, "symbols");
+	}
+	for (size_t j = 0; j < n; j++)
+		names[j] = map->modules[j].name;
+	for (size_t i = 0; i < z->nmods; i++) {
+		const struct ms_module *m = ms_map_find(map, z->names[i]);
+		size_t j = (size_t)(m - map->modules);
+
+		/* Modules are only ever added, so each is still there. */
+		res[j] = z->res[i];
+		state[j] = z->state[i];
+		if (res[j].layout)
+			res[j].layout->mod = m;
+	}
+	free(z->res);
+	free(z->state);
+	free(z->names);
+	z->res = res;
+	z->state = state;
+	z->names = names;
+	z->nmods = n;
+	return index_starts(z, err);
+}
+
 void lazy_clear(struct lazy *z)
 {
 	ms_symbolizer_free(z->sym);
-	for (size_t i = 0; z->res && i < z->map->nmodules; i++)
+	for (size_t i = 0; z->res && i < z->nmods; i++)
 		resolved_clear(&z->res[i]);
 	free(z->res);
 	free(z->state);
 	free(z->starts);
+	free(z->names);
 }
 
 static int load(struct lazy *z, size_t i, struct ms_err *err)
