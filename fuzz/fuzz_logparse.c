@@ -3,13 +3,26 @@
  * libFuzzer target: frames in kernel log lines (ms_log_frame), iterated
  * over each line as tools/decode.c does. Every frame found must lie in
  * the line, after where the search started, and make progress; an
- * address frame has its address, and clearing a PAC changes only the
- * bits above 48.
+ * address frame has its address, a build-id comes with a module, and
+ * clearing a PAC changes only the bits above 48.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "modsect.h"
+
+/* A build-id is kept only with its module: 40 lower-case hex digits. */
+static bool build_id_ok(const struct ms_logframe *f)
+{
+	if (memchr(f->build_id, '\0', sizeof(f->build_id)) == NULL)
+		return false;
+	if (!f->build_id[0])
+		return true;
+	if (!f->module[0] || strlen(f->build_id) != sizeof(f->build_id) - 1)
+		return false;
+	return strspn(f->build_id, "0123456789abcdef") ==
+	       sizeof(f->build_id) - 1;
+}
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
@@ -33,6 +46,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			if (f.start < from || f.end <= f.start || f.end > len ||
 			    memchr(f.symbol, '\0', sizeof(f.symbol)) == NULL ||
 			    memchr(f.module, '\0', sizeof(f.module)) == NULL ||
+			    !build_id_ok(&f) ||
 			    (f.kind == MS_LOGFRAME_ADDRESS && !f.has_address) ||
 			    (f.regs_pc && !f.exact))
 				abort();

@@ -96,3 +96,25 @@ int ms_cache_store(const struct ms_ctx *ctx, const void *buf, size_t len,
 	*path_ret = path;
 	return 0;
 }
+
+int ms_cache_subdir(const struct ms_ctx *ctx, const char *name, char **ret,
+		    struct ms_err *err)
+{
+	char *dir = NULL;
+	int r = cache_dir(ctx, &dir, err);
+
+	if (r)
+		return r;
+	if (asprintf(ret, "%s/%s", dir, name) < 0) {
+		free(dir);
+		return ms_err_errno(err, ENOMEM, "cache");
+	}
+	free(dir);
+	r = mkdir_p(*ret);
+	if (r) {
+		ms_err_errno(err, -r, "cannot create cache directory %s", *ret);
+		free(*ret);
+		*ret = NULL;
+	}
+	return r;
+}

@@ -32,6 +32,8 @@ struct ms_finder {
 	struct entry *entries; /* search-tree files, sorted by name */
 	size_t nentries, cap;
 	bool indexed;
+	char **noted; /* "name build-id" pairs of ms_finder_note */
+	size_t nnoted;
 };
 
 static void kmod_quiet(void *data, int priority, const char *file, int line,
@@ -79,6 +81,9 @@ void ms_finder_free(struct ms_finder *fi)
 		free(fi->entries[i].path);
 	}
 	free(fi->entries);
+	for (size_t i = 0; i < fi->nnoted; i++)
+		free(fi->noted[i]);
+	free(fi->noted);
 	kmod_unref(fi->kmod);
 	if (fi->dclient)
 		debuginfod_end(fi->dclient);
@@ -332,4 +337,169 @@ int ms_finder_open(struct ms_finder *fi, const char *modname,
 	}
 	*ret = best;
 	return 0;
+}
+
+/*
+ * Where a file of a given build-id lies besides the module files: a debug
+ * directory's build-id tree, DIR/.build-id/xx/rest.debug (gdb's layout,
+ * which Debian's -dbg packages install and ms_debuginfo_find reads too).
+ */
+static int open_in_build_id_dirs(struct ms_finder *fi, const char *bid,
+				 struct ms_modfile **ret)
+{
+	size_t n = ms_ctx_debug_dir_count(fi->ctx);
+
+	for (size_t i = 0; i <= n; i++) {
+		struct ms_err ferr = { 0 };
+		struct stat st;
+		char *path;
+		int r;
+
+		if (i < n)
+			r = asprintf(&path, "%s/.build-id/%.2s/%s.debug",
+				     ms_ctx_debug_dir(fi->ctx, i), bid, bid + 2);
+		else
+			r = asprintf(&path, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+				     ms_ctx_root(fi->ctx), bid, bid + 2);
+		if (r < 0)
+			return -ENOMEM;
+		r = stat(path, &st) == 0 && S_ISREG(st.st_mode) ?
+			    ms_modfile_open(fi->ctx, path, ret, &ferr) :
+			    -ENOENT;
+		free(path);
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0 && ms_modfile_build_id(*ret) &&
+		    strcmp(ms_modfile_build_id(*ret), bid) == 0)
+			return 0;
+		if (r == 0)
+			ms_modfile_free(*ret);
+	}
+	return -ENOENT;
+}
+
+static int open_from_debuginfod(struct ms_finder *fi, const char *bid,
+				struct ms_modfile **ret)
+{
+	unsigned char id[64];
+	size_t len = strlen(bid) / 2;
+	struct ms_err ferr = { 0 };
+	char *path = NULL;
+	int r;
+
+	if (ms_ctx_offline(fi->ctx) || len > sizeof(id))
+		return -ENOENT;
+	for (size_t i = 0; i < len; i++)
+		sscanf(bid + 2 * i, "%2hhx", &id[i]);
+	r = ms_finder_debuginfod(fi, id, len, &path);
+	if (r < 0)
+		return r == -ENOMEM ? r : -ENOENT;
+	r = ms_modfile_open(fi->ctx, path, ret, &ferr);
+	free(path);
+	if (r == 0 && (!ms_modfile_build_id(*ret) ||
+		       strcmp(ms_modfile_build_id(*ret), bid))) {
+		ms_modfile_free(*ret);
+		r = -ENOENT;
+	}
+	return r == -ENOMEM ? r : r ? -ENOENT : 0;
+}
+
+/* Makes path a candidate of modname for ms_finder_open from now on. */
+static int remember(struct ms_finder *fi, const char *modname,
+		    const char *path, struct ms_err *err)
+{
+	char *name = normalized(modname);
+	int r = index_search(fi, err);
+
+	if (r) {
+		free(name);
+		return r;
+	}
+	/* After the --search trees, which keep their precedence. */
+	if (!name || add_entry(fi, name, path) < 0) {
+		free(name);
+		return ms_err_errno(err, ENOMEM, "finder");
+	}
+	return 0;
+}
+
+static bool hex_id(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 2 && n % 2 == 0 && n <= 128 &&
+	       strspn(s, "0123456789abcdef") == n;
+}
+
+int ms_finder_open_build_id(struct ms_finder *fi, const char *modname,
+			    const char *build_id, struct ms_modfile **ret,
+			    struct ms_err *err)
+{
+	struct ms_modfile *f = NULL, *other = NULL;
+	struct ms_err ferr = { 0 };
+	int r;
+
+	if (!hex_id(build_id))
+		return ms_err_set(err, EINVAL,
+				  "module %s: build-id %s is not lower-case hex",
+				  MS_ESC(modname), MS_ESC(build_id));
+	r = ms_finder_open(fi, modname, build_id, &f, &ferr);
+	if (r == 0 && ms_modfile_build_id(f) &&
+	    strcmp(ms_modfile_build_id(f), build_id) == 0) {
+		*ret = f;
+		return 0;
+	}
+	/* Kept for the message: the file that the name alone would give. */
+	other = r == 0 ? f : NULL;
+	r = open_in_build_id_dirs(fi, build_id, &f);
+	if (r == -ENOENT)
+		r = open_from_debuginfod(fi, build_id, &f);
+	if (r == 0) {
+		r = remember(fi, modname, ms_modfile_path(f), err);
+		if (r)
+			ms_modfile_free(f);
+		else
+			*ret = f;
+	} else if (r == -ENOMEM) {
+		r = ms_err_errno(err, ENOMEM, "finder");
+	} else if (other) {
+		r = ms_err_set(err, EBADMSG,
+			       "module %s: no file has build-id %s (%s has %s)",
+			       modname, build_id, ms_modfile_path(other),
+			       ms_modfile_build_id(other) ?
+				       ms_modfile_build_id(other) :
+				       "none");
+	} else {
+		r = ms_err_set(err, ENOENT,
+			       "module %s: no file with build-id %s", modname,
+			       build_id);
+	}
+	ms_modfile_free(other);
+	return r;
+}
+
+int ms_finder_note(struct ms_finder *fi, const char *modname,
+		   const char *build_id)
+{
+	char *key, **n;
+
+	if (asprintf(&key, "%s %s", modname, build_id) < 0)
+		return -ENOMEM;
+	for (char *c = key; *c != ' '; c++)
+		if (*c == '-')
+			*c = '_';
+	/* A report names a handful of modules: a list is enough. */
+	for (size_t i = 0; i < fi->nnoted; i++)
+		if (strcmp(fi->noted[i], key) == 0) {
+			free(key);
+			return 0;
+		}
+	n = realloc(fi->noted, (fi->nnoted + 1) * sizeof(*n));
+	if (!n) {
+		free(key);
+		return -ENOMEM;
+	}
+	fi->noted = n;
+	fi->noted[fi->nnoted++] = key;
+	return 1;
 }

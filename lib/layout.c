@@ -395,7 +395,11 @@ int ms_map_add_placed(struct ms_map *map, const char *name,
 	m->name = strdup(name);
 	m->initstate = strdup("coming");
 	m->sections = calloc(nsec ? nsec : 1, sizeof(*m->sections));
-	if (!m->name || !m->initstate || !m->sections) {
+	/* The module is that file: a frame of another build is not its. */
+	if (ms_modfile_build_id(f))
+		m->build_id = strdup(ms_modfile_build_id(f));
+	if (!m->name || !m->initstate || !m->sections ||
+	    (ms_modfile_build_id(f) && !m->build_id)) {
 		ms_module_clear(m);
 		return ms_err_errno(err, ENOMEM, "map");
 	}

@@ -121,12 +121,14 @@ static enum site site_of(const char *line, size_t start)
 
 /*
  * " [mod]", or " [mod BUILDID]" with CONFIG_STACKTRACE_BUILD_ID (%pSb and
- * %pBb add the module's 20-byte build-id: kernel/kallsyms.c
- * __sprint_symbol); returns the end, or NULL.
+ * %pBb add the module's 20-byte build-id as "%20phN": kernel/kallsyms.c
+ * __sprint_symbol); returns the end, or NULL. The build-id is kept in
+ * lower case, as modsect compares build-ids.
  */
 static const char *module_part(const char *p, struct ms_logframe *f)
 {
-	const char *m = p + 2, *me = m;
+	const size_t idlen = sizeof(f->build_id) - 1;
+	const char *m = p + 2, *me = m, *end;
 
 	if (p[0] != ' ' || p[1] != '[')
 		return NULL;
@@ -134,15 +136,20 @@ static const char *module_part(const char *p, struct ms_logframe *f)
 		me++;
 	if (me == m || (size_t)(me - m) >= sizeof(f->module))
 		return NULL;
+	end = me;
+	if (me[0] == ' ' && xdigits(me + 1) == idlen)
+		end = me + 1 + idlen;
+	if (*end != ']')
+		return NULL;
 	memcpy(f->module, m, (size_t)(me - m));
 	f->module[me - m] = '\0';
-	if (me[0] == ' ' && xdigits(me + 1) == 40)
-		me += 41;
-	if (*me != ']') {
-		f->module[0] = '\0';
-		return NULL;
+	f->build_id[0] = '\0';
+	if (end != me) {
+		for (size_t i = 0; i < idlen; i++)
+			f->build_id[i] = (char)tolower((unsigned char)me[1 + i]);
+		f->build_id[idlen] = '\0';
 	}
-	return me + 1;
+	return end + 1;
 }
 
 /* "sym+0xoff/0xsize" with an optional " [mod]" at p, which starts a word. */
@@ -162,6 +169,7 @@ static bool symbolic(const char *line, const char *p, struct ms_logframe *f)
 	memcpy(f->symbol, p, (size_t)(q - p));
 	f->symbol[q - p] = '\0';
 	f->module[0] = '\0';
+	f->build_id[0] = '\0';
 	mend = module_part(end, f);
 	if (mend)
 		end = mend;
@@ -241,6 +249,7 @@ static void join(const char *line, struct ms_logframe *f)
 			return;
 		memcpy(f->symbol, g.symbol, sizeof(f->symbol));
 		memcpy(f->module, g.module, sizeof(f->module));
+		memcpy(f->build_id, g.build_id, sizeof(f->build_id));
 		f->offset = g.offset;
 		f->kind = MS_LOGFRAME_SYMBOL;
 		f->end = g.end + (paren && line[g.end] == ')');

@@ -141,8 +141,10 @@ int ms_map_finish(struct ms_map *map, struct ms_err *err);
 /*
  * Adds module name to the map with its file's allocatable sections laid
  * out from base, as if loaded there and still initializing (so .init.*
- * counts): for symbolizing "func+off [mod]" frames with no map. Pointers
- * into map->modules are invalid afterwards; call ms_map_finish.
+ * counts), and the file's build-id: for symbolizing "func+off [mod]"
+ * frames with no map. A separate debug file will do (its NOBITS sections
+ * keep their sizes). Pointers into map->modules are invalid afterwards;
+ * call ms_map_finish.
  */
 int ms_map_add_placed(struct ms_map *map, const char *name,
 		      const struct ms_modfile *f, uint64_t base,
@@ -207,6 +209,26 @@ int ms_finder_debuginfod_error(const struct ms_finder *fi);
 int ms_finder_open(struct ms_finder *fi, const char *modname,
 		   const char *want_build_id, struct ms_modfile **ret,
 		   struct ms_err *err);
+/*
+ * Opens a file of module modname whose GNU build-id is build_id (hex): the
+ * module files ms_finder_open knows, then DIR/.build-id/xx/rest.debug in
+ * each --debug-dir and in /usr/lib/debug, then debuginfod (unless
+ * offline). A separate debug file will do: its section headers keep the
+ * module's sizes. A file found is remembered as a candidate of modname,
+ * so ms_finder_open(fi, modname, build_id, ...) opens it from then on.
+ * -ENOENT if there is none; -EBADMSG if only files of other builds were
+ * found, with a message naming the module, a file and both build-ids.
+ */
+int ms_finder_open_build_id(struct ms_finder *fi, const char *modname,
+			    const char *build_id, struct ms_modfile **ret,
+			    struct ms_err *err);
+/*
+ * 1 the first time (modname, build_id) is noted, 0 after; -ENOMEM.
+ * build_id may be "". For callers that meet a module many times (each
+ * frame of a report) and must look for it, or warn about it, once.
+ */
+int ms_finder_note(struct ms_finder *fi, const char *modname,
+		   const char *build_id);
 int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
 		    struct ms_modfile **ret, struct ms_err *err);
 void ms_modfile_free(struct ms_modfile *f);
@@ -269,6 +291,9 @@ int ms_decompress(const void *buf, size_t len, void **out_ret,
 /* Stores buf in the cache under its SHA-256, atomically; returns the path. */
 int ms_cache_store(const struct ms_ctx *ctx, const void *buf, size_t len,
 		   const char *suffix, char **path_ret, struct ms_err *err);
+/* The cache's subdirectory name (made if missing), for other caches. */
+int ms_cache_subdir(const struct ms_ctx *ctx, const char *name, char **ret,
+		    struct ms_err *err);
 
 /* ---- layout: map + file, checked (layout.c) ---- */
 
@@ -394,7 +419,16 @@ struct ms_symres {
 	const char *section; /* NULL if in no loaded section */
 	uint64_t section_offset;
 	const char *symbol; /* NULL if none */
+	/* symbol_size as kallsyms counts it: st_size, or to the next symbol */
 	uint64_t symbol_offset, symbol_size;
+	/*
+	 * In the padding after the symbol (alignment after a function): it
+	 * is named as the kernel would, symbol_size counted to the next
+	 * symbol of the section (or its end), and symbol_elf_size is where
+	 * the symbol itself ends.
+	 */
+	bool past_end;
+	uint64_t symbol_elf_size;
 	struct ms_frame frames[MS_MAX_FRAMES]; /* innermost first; nframes set */
 	size_t nframes;
 };
@@ -416,6 +450,17 @@ bool ms_symbolizer_has(const struct ms_symbolizer *s, const char *module);
  */
 void ms_symbolizer_set_core(struct ms_symbolizer *s, const struct ms_map *map);
 void ms_symbolizer_free(struct ms_symbolizer *s);
+/*
+ * Index files (one per build-id, under dir) for the modules added after:
+ * a module with one is answered from it and its DWARF is never read; one
+ * without gets one from ms_symbolizer_save_index, with answers the same.
+ */
+void ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir);
+/*
+ * Writes the index of every module used that has none; 0, or the first
+ * error (every module is tried).
+ */
+int ms_symbolizer_save_index(struct ms_symbolizer *s, struct ms_err *err);
 /* -ENOENT if addr is in no module; strings live as long as s. */
 int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		 struct ms_symres *res);
@@ -453,6 +498,11 @@ struct ms_logframe {
 	size_t start, end; /* the frame's bytes in the line */
 	char symbol[256];
 	char module[64]; /* "" for the core kernel */
+	/*
+	 * The module's GNU build-id as CONFIG_STACKTRACE_BUILD_ID prints it
+	 * after the name ("[mod 0123...]"), lower-case hex; "" if none.
+	 */
+	char build_id[41];
 	uint64_t offset;
 	bool has_address; /* address was printed (always for ADDRESS) */
 	uint64_t address; /* as printed: 32-bit ones are not extended */

@@ -52,7 +52,83 @@ struct place {
 	uint64_t base, base32;
 };
 
-/* Adds modules named in frames that the map lacks, placed from their files. */
+/*
+ * The map's module, which the report says is build_id (the kernel prints
+ * the loaded module's own: kernel/kallsyms.c __sprint_symbol), takes that
+ * build-id when it has none, so its file is looked for and checked by it.
+ */
+static int take_build_id(struct ms_map *map, const struct ms_module *m,
+			 const char *build_id, struct ms_err *err)
+{
+	struct ms_module *mm = &map->modules[m - map->modules];
+
+	if (!(mm->build_id = strdup(build_id)))
+		return ms_err_errno(err, ENOMEM, "decode");
+	return 0;
+}
+
+static int add_placed(struct ms_map *map, struct place *pl, const char *name,
+		      const struct ms_modfile *mf, struct ms_err *err)
+{
+	int r;
+
+	if (ms_modfile_elfclass(mf) == ELFCLASS32) {
+		r = ms_map_add_placed(map, name, mf, pl->base32, err);
+		pl->base32 += placed_span(mf);
+	} else {
+		r = ms_map_add_placed(map, name, mf, pl->base, err);
+		pl->base += PLACE_STEP;
+	}
+	return r ? r : ms_map_finish(map, err);
+}
+
+/*
+ * A module a frame names, met for the first time (with this build-id):
+ * placed from its file if the map lacks it. A frame that prints the
+ * module's build-id (CONFIG_STACKTRACE_BUILD_ID) is of that build only:
+ * its file is found by build-id (a separate debug file will do, as only
+ * offsets from symbols matter), and a module of another build, the map's
+ * or the only file there is, is said once and its frames pass through.
+ */
+static int place_one(struct ms_map *map, struct ms_finder *fi,
+		     struct place *pl, const struct ms_logframe *f,
+		     struct ms_err *err)
+{
+	const struct ms_module *m = ms_map_find(map, f->module);
+	const char *bid = f->build_id;
+	struct ms_err ferr = { 0 };
+	struct ms_modfile *mf;
+	int r;
+
+	if (m && (!bid[0] || m->build_id)) {
+		if (bid[0] && strcmp(m->build_id, bid))
+			warn("module %s: the report prints build-id %s, but the map (%s) has %s; its frames are left unannotated",
+			     f->module, bid, map->origin, m->build_id);
+		return 0;
+	}
+	if (bid[0])
+		r = ms_finder_open_build_id(fi, f->module, bid, &mf, &ferr);
+	else
+		r = ms_finder_open(fi, f->module, NULL, &mf, &ferr);
+	if (r == -ENOMEM) {
+		*err = ferr;
+		return r;
+	}
+	if (r == -EBADMSG)
+		warn("%s; its frames are left unannotated", ferr.msg);
+	/* Unknown module, or another build: its frames pass through. */
+	if (r)
+		return 0;
+	r = m ? take_build_id(map, m, bid, err) :
+		add_placed(map, pl, f->module, mf, err);
+	ms_modfile_free(mf);
+	return r;
+}
+
+/*
+ * Adds modules named in frames that the map lacks, placed from their
+ * files; each module (and build-id) is looked at once (ms_finder_note).
+ */
 static int place_missing(struct ms_map *map, struct ms_finder *fi,
 			 struct place *pl, char **lines, size_t n,
 			 struct ms_err *err)
@@ -64,29 +140,12 @@ static int place_missing(struct ms_map *map, struct ms_finder *fi,
 
 		for (size_t at = 0; !r && ms_log_frame(lines[i], at, &f);
 		     at = f.end) {
-			struct ms_modfile *mf;
-			struct ms_err ferr = { 0 };
-
-			if (f.kind != MS_LOGFRAME_SYMBOL || !f.module[0] ||
-			    ms_map_find(map, f.module))
+			if (f.kind != MS_LOGFRAME_SYMBOL || !f.module[0])
 				continue;
-			if (ms_finder_open(fi, f.module, NULL, &mf, &ferr) <
-			    0) {
-				/* Unknown module: its frames pass through. */
-				continue;
-			}
-			if (ms_modfile_elfclass(mf) == ELFCLASS32) {
-				r = ms_map_add_placed(map, f.module, mf,
-						      pl->base32, err);
-				pl->base32 += placed_span(mf);
-			} else {
-				r = ms_map_add_placed(map, f.module, mf,
-						      pl->base, err);
-				pl->base += PLACE_STEP;
-			}
-			ms_modfile_free(mf);
-			if (!r)
-				r = ms_map_finish(map, err);
+			r = ms_finder_note(fi, f.module, f.build_id);
+			if (r < 0)
+				return ms_err_errno(err, ENOMEM, "decode");
+			r = r ? place_one(map, fi, pl, &f, err) : 0;
 		}
 	}
 	return r;
@@ -157,6 +216,47 @@ static int located(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 }
 
 /*
+ * Call traces print return addresses with %pB, which names the symbol of
+ * address - 1 and adds the 1 back (kernel/kallsyms.c sprint_backtrace,
+ * for calls to noreturn functions that end their caller), so it never
+ * prints "func+0x0": such a frame comes from a printer that looked up the
+ * address itself (%pS, older kernels), and the address is func's first
+ * byte, not a byte of the function before it. "prev+0x40/0x40", a return
+ * address just past a noreturn call, keeps the - 1.
+ */
+static bool at_entry(const struct ms_logframe *f)
+{
+	return f->kind == MS_LOGFRAME_SYMBOL && f->offset == 0;
+}
+
+/*
+ * Loads the module of a frame that names one: 1 if it may be looked up
+ * there, 0 if the frame prints a build-id (CONFIG_STACKTRACE_BUILD_ID)
+ * and the module modsect has by that name is another build, the map's
+ * build-id or, without one, the file's (place_missing said so once).
+ */
+static int load_same_build(struct lazy *z, const struct ms_logframe *f,
+			   struct ms_err *err)
+{
+	const struct ms_module *m = ms_map_find(z->map, f->module);
+	const struct ms_modfile *file;
+	int rc;
+
+	/* The map's module of another build is never loaded for it. */
+	if (f->build_id[0] && m && m->build_id &&
+	    strcmp(m->build_id, f->build_id))
+		return 0;
+	rc = lazy_by_name(z, f->module, err);
+	if (rc)
+		return rc;
+	if (!f->build_id[0] || !m || m->build_id)
+		return 1;
+	file = z->res[m - z->map->modules].file;
+	return !file || (ms_modfile_build_id(file) &&
+			 strcmp(ms_modfile_build_id(file), f->build_id) == 0);
+}
+
+/*
  * Where a frame is: 1 if it has a source line, 0 if not, or an error.
  * "func+off [mod]" is tried before the raw address printed with it, so
  * old-style "[<addr>] func+off/size [mod]" lines need no map. In an
@@ -166,13 +266,13 @@ static int located(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 static int locate(struct lazy *z, bool pac, const struct ms_logframe *f,
 		  struct ms_symres *r, struct ms_err *err)
 {
-	unsigned int flags = f->exact ? 0 : MS_SYM_RETURN;
+	unsigned int flags = f->exact || at_entry(f) ? 0 : MS_SYM_RETURN;
 	uint64_t addr;
 	int rc;
 
 	if (f->kind == MS_LOGFRAME_SYMBOL && f->module[0]) {
-		rc = lazy_by_name(z, f->module, err);
-		if (rc)
+		rc = load_same_build(z, f, err);
+		if (rc <= 0)
 			return rc;
 		rc = ms_symbolizer_lookup(z->sym, f->module, f->symbol, &addr);
 		if (rc == 0 && located(z->sym, addr + f->offset, flags, r))
@@ -537,6 +637,8 @@ int do_decode(struct opts *o)
 		r = ms_out_commit(out, &err);
 	else
 		ms_out_abort(out);
+	if (!r)
+		lazy_save_index(&d->z);
 	ms_lines_free(in);
 	if (d)
 		decoder_clear(d);

@@ -25,11 +25,13 @@ const struct cmd commands[] = {
 	  2 },
 	{ "list", do_list, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON, "",
 	  "list loaded modules, their files and verification", 0, 0 },
-	{ "resolve", do_resolve, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON,
+	{ "resolve", do_resolve,
+	  OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_JSON | OPT_INDEX,
 	  "[ADDR...]",
 	  "addresses (arguments, or standard input) to symbols and source lines",
 	  0, 1000000 },
-	{ "decode", do_decode, OPT_SOURCE | OPT_FILES | OPT_OUTPUT, "[FILE]",
+	{ "decode", do_decode, OPT_SOURCE | OPT_FILES | OPT_OUTPUT | OPT_INDEX,
+	  "[FILE]",
 	  "annotate kernel log text (oops, WARN, BUG, KASAN) with source lines",
 	  0, 1 },
 	{ "kallsyms", do_kallsyms, OPT_SOURCE | OPT_OUTPUT, "-o FILE",
@@ -122,6 +124,10 @@ static const struct {
 	  OPT_CACHE,
 	  "DIR",
 	  "where decompressed modules go (default $XDG_CACHE_HOME/modsect)" },
+	{ { "no-index", no_argument, 0, 'X' },
+	  OPT_INDEX,
+	  NULL,
+	  "read the DWARF, not the cache's index of it (nor write one)" },
 	{ { "output", required_argument, 0, 'o' },
 	  OPT_OUTPUT,
 	  "FILE",
@@ -292,6 +298,9 @@ static int parse(const struct cmd *c, int argc, char **argv, struct opts *o)
 			break;
 		case 'N':
 			o->offline = true;
+			break;
+		case 'X':
+			o->no_index = true;
 			break;
 		case 'K':
 			o->kallsyms = true;

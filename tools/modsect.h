@@ -30,6 +30,7 @@ enum {
 	OPT_KALLSYMS = 1 << 12,
 	OPT_KERNEL = 1 << 13,
 	OPT_MEMORY = 1 << 14, /* --remote, --vmcore, --kernel-image, ... */
+	OPT_INDEX = 1 << 15, /* --no-index */
 #ifdef MODSECT_STATIC
 	OPT_SOURCE = OPT_ROOT | OPT_CAPTURE,
 #else
@@ -49,6 +50,7 @@ struct opts {
 	const char **search, **debug_dirs;
 	size_t nsearch, ndebug_dirs;
 	bool json, all, force, init, offline;
+	bool no_index; /* --no-index: symbolize from the DWARF, write no index */
 	bool kallsyms; /* --kallsyms: capture the core kernel's symbols */
 	bool core; /* the command needs core symbols (resolve, decode) */
 	bool kernel; /* --kernel: gdb/lldb load the core kernel's symbols too */
@@ -116,6 +118,8 @@ int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
 	      const struct opts *o, const struct ms_map *map,
 	      struct ms_err *err);
 void lazy_clear(struct lazy *z);
+/* Writes the index of each module used that had none (says once if not). */
+void lazy_save_index(struct lazy *z);
 /* After modules were added to the map (which sorts and moves them). */
 int lazy_sync(struct lazy *z, struct ms_err *err);
 int lazy_by_name(struct lazy *z, const char *name, struct ms_err *err);

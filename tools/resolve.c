@@ -39,31 +39,49 @@ static int parse_addr(const char *s, uint64_t *ret)
 struct obuf {
 	char *data;
 	size_t len, cap;
-	bool failed; /* out of memory: the output is incomplete */
+	bool failed; /* out of memory, or the sink failed */
+	FILE *sink; /* where a full buffer goes, or NULL to keep all */
 };
 
-static char *ob_room(struct obuf *b, size_t n)
+/* Text goes out in pieces this large: a whole run's was copied and faulted in. */
+#define OB_FLUSH (1u << 20)
+
+static void ob_flush(struct obuf *b)
 {
+	if (b->sink && b->len && !b->failed &&
+	    fwrite(b->data, 1, b->len, b->sink) != b->len)
+		b->failed = true;
+	if (b->sink)
+		b->len = 0;
+}
+
+/* The slow path of ob_room: more room, or failed. */
+static __attribute__((noinline)) char *ob_grow(struct obuf *b, size_t n)
+{
+	size_t ncap = b->cap ? b->cap : 1u << 16;
+	char *d;
+
 	if (b->failed)
 		return NULL;
-	if (b->cap - b->len < n) {
-		size_t ncap = b->cap ? b->cap : 1u << 16;
-		char *d;
-
-		while (ncap - b->len < n)
-			ncap *= 2;
-		d = realloc(b->data, ncap);
-		if (!d) {
-			b->failed = true;
-			return NULL;
-		}
-		b->data = d;
-		b->cap = ncap;
+	while (ncap - b->len < n)
+		ncap *= 2;
+	d = realloc(b->data, ncap);
+	if (!d) {
+		b->failed = true;
+		return NULL;
 	}
+	b->data = d;
+	b->cap = ncap;
 	return b->data + b->len;
 }
 
-static void ob_put(struct obuf *b, const char *s, size_t n)
+static inline char *ob_room(struct obuf *b, size_t n)
+{
+	return b->cap - b->len >= n && !b->failed ? b->data + b->len :
+						   ob_grow(b, n);
+}
+
+static inline void ob_put(struct obuf *b, const char *s, size_t n)
 {
 	char *p = ob_room(b, n);
 
@@ -123,7 +141,9 @@ static void put_sym(struct obuf *b, const char *name, uint64_t off,
 
 /*
  * The address, and the one it was given as when that carried a PAC:
- * "0xffff80000a1b002c (PAC cleared from 0xffd080000a1b002c):".
+ * "0xffff80000a1b002c (PAC cleared from 0xffd080000a1b002c):". In the
+ * padding after a function the symbol is the kernel's, func+0x1f4/0x200,
+ * and the line says where func itself ends, lest it read as inside it.
  */
 static void print_text(struct obuf *b, const struct ms_symres *r,
 		       uint64_t given)
@@ -154,6 +174,13 @@ static void print_text(struct obuf *b, const struct ms_symres *r,
 		ob_str(b, r->section);
 		ob_char(b, '+');
 		put_hex(b, r->section_offset, 1);
+	}
+	if (r->past_end) {
+		ob_str(b, " (past the end of ");
+		ob_str(b, r->symbol);
+		ob_str(b, ", size ");
+		put_hex(b, r->symbol_elf_size, 1);
+		ob_char(b, ')');
 	}
 	ob_char(b, '\n');
 	for (size_t i = 0; i < r->nframes; i++) {
@@ -205,6 +232,13 @@ static json_object *to_json(const struct ms_symres *r, uint64_t given)
 		json_object_object_add(o, "size",
 				       json_object_new_uint64(r->symbol_size));
 	}
+	if (r->past_end) {
+		json_object_object_add(o, "past_end",
+				       json_object_new_boolean(true));
+		json_object_object_add(
+			o, "elf_size",
+			json_object_new_uint64(r->symbol_elf_size));
+	}
 	a = json_object_new_array();
 	for (size_t i = 0; i < r->nframes; i++) {
 		json_object *f = json_object_new_object();
@@ -227,39 +261,132 @@ static json_object *to_json(const struct ms_symres *r, uint64_t given)
 	return o;
 }
 
-/*
- * One address: into the text output or the JSON array. An arm64 address
- * with a PAC is looked up without it (ms_arm64_strip_pac); if that is in
- * no module or kernel symbol either, the address is reported as given.
- */
-static int one(struct lazy *z, bool pac, const char *s, struct obuf *out,
-	       json_object *arr, size_t *outside, struct ms_err *err)
+/* An address as given, parsed; -EINVAL (err says which) if it is none. */
+static int parse_one(const char *s, uint64_t *ret, struct ms_err *err)
 {
-	struct ms_symres r;
-	uint64_t given, addr;
-	int rc;
-
-	if (parse_addr(s, &given) < 0)
+	if (parse_addr(s, ret) < 0)
 		return ms_err_set(err, EINVAL, "not an address: \"%.40s\"", s);
-	addr = pac ? ms_arm64_strip_pac(given) : given;
-	rc = lazy_by_addr(z, addr, err);
-	if (rc)
-		return rc;
-	rc = ms_symbolize(z->sym, addr, 0, &r);
-	if (rc == -ENOENT && addr != given) {
-		addr = given;
-		rc = lazy_by_addr(z, addr, err);
-		if (rc)
-			return rc;
-		rc = ms_symbolize(z->sym, addr, 0, &r);
-	}
-	if (rc == -ENOENT)
-		(*outside)++;
-	if (arr)
-		json_object_array_add(arr, to_json(&r, given));
-	else
-		print_text(out, &r, given);
 	return 0;
+}
+
+/*
+ * The module an address may be in, loaded before any output: an error
+ * (a module file refused) then leaves none. An arm64 address with a PAC
+ * is looked up without it (ms_arm64_strip_pac), and as given if that is
+ * in nothing.
+ */
+static int preload(struct lazy *z, bool pac, uint64_t given,
+		   struct ms_err *err)
+{
+	uint64_t addr = pac ? ms_arm64_strip_pac(given) : given;
+	int rc = lazy_by_addr(z, addr, err);
+
+	return rc || addr == given ? rc : lazy_by_addr(z, given, err);
+}
+
+static int lookup(struct lazy *z, bool pac, uint64_t given,
+		  struct ms_symres *r)
+{
+	uint64_t addr = pac ? ms_arm64_strip_pac(given) : given;
+	int rc = ms_symbolize(z->sym, addr, 0, r);
+
+	if (rc == -ENOENT && addr != given)
+		rc = ms_symbolize(z->sym, given, 0, r);
+	return rc;
+}
+
+/* Addresses of the arguments, or of standard input's lines. */
+static int read_addrs(const struct opts *o, uint64_t **ret, size_t *n,
+		      struct ms_err *err)
+{
+	size_t cap = o->nargs ? (size_t)o->nargs : 4096;
+	uint64_t *v = malloc(cap * sizeof(*v));
+	char *line = NULL;
+	size_t lcap = 0;
+	int r = v ? 0 : ms_err_errno(err, ENOMEM, "resolve");
+
+	*n = 0;
+	for (int i = 0; !r && i < o->nargs; i++)
+		r = parse_one(o->args[i], &v[(*n)++], err);
+	for (ssize_t len; !r && o->nargs == 0 &&
+			  (len = getline(&line, &lcap, stdin)) > 0;) {
+		/* A NUL would end the address early and hide the rest. */
+		if (memchr(line, '\0', (size_t)len)) {
+			r = ms_err_set(err, EINVAL,
+				       "standard input: not an address: a line with a NUL byte");
+			break;
+		}
+		if (!line[strspn(line, " \t\r\n")])
+			continue;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (*n == cap) {
+			uint64_t *nv = realloc(v, 2 * cap * sizeof(*v));
+
+			if (!nv) {
+				r = ms_err_errno(err, ENOMEM, "resolve");
+				break;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		r = parse_one(line, &v[(*n)++], err);
+	}
+	free(line);
+	if (r) {
+		free(v);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
+/*
+ * Every address, answered into the JSON array or as text. Text goes out
+ * as it is made, since every address parsed and every module it needs
+ * loaded before; JSON is one document, written at the end.
+ */
+static int answer(struct lazy *z, bool pac, const uint64_t *addrs, size_t n,
+		  const struct opts *o, size_t *outside, struct ms_err *err)
+{
+	struct obuf b = { 0 };
+	struct ms_out *out = NULL;
+	json_object *arr = o->json ? json_object_new_array() : NULL;
+	int r = o->json && !arr ? ms_err_errno(err, ENOMEM, "resolve") : 0;
+
+	if (!r)
+		r = ms_out_open(o->output, &out, err);
+	if (!r && !arr)
+		b.sink = ms_out_file(out);
+	for (size_t i = 0; !r && i < n; i++) {
+		struct ms_symres res;
+
+		if (lookup(z, pac, addrs[i], &res) == -ENOENT)
+			(*outside)++;
+		if (arr) {
+			json_object_array_add(arr, to_json(&res, addrs[i]));
+			continue;
+		}
+		print_text(&b, &res, addrs[i]);
+		if (b.len >= OB_FLUSH)
+			ob_flush(&b);
+	}
+	if (!r && arr) {
+		ob_str(&b, json_object_to_json_string_ext(
+				   arr, JSON_C_TO_STRING_PRETTY |
+						JSON_C_TO_STRING_NOSLASHESCAPE));
+		ob_char(&b, '\n');
+		b.sink = ms_out_file(out);
+	}
+	ob_flush(&b);
+	if (!r && b.failed)
+		r = ms_err_errno(err, ENOMEM, "building output");
+	if (!r)
+		r = ms_out_commit(out, err);
+	else
+		ms_out_abort(out);
+	json_object_put(arr);
+	free(b.data);
+	return r;
 }
 
 int do_resolve(struct opts *o)
@@ -269,15 +396,14 @@ int do_resolve(struct opts *o)
 	struct ms_finder *fi = NULL;
 	struct ms_map *map = NULL;
 	struct lazy z = { 0 };
-	struct obuf b = { 0 };
-	json_object *arr = NULL;
+	uint64_t *addrs = NULL;
+	size_t n = 0, outside = 0;
 	bool pac = false;
-	size_t outside = 0;
-	char *line = NULL;
-	size_t cap = 0;
 	int r = setup_ctx(o, &ctx, &err);
 
 	o->core = true;
+	if (!r)
+		r = read_addrs(o, &addrs, &n, &err);
 	if (!r)
 		r = load_map(ctx, o, NULL, &map, &err);
 	if (!r)
@@ -287,35 +413,13 @@ int do_resolve(struct opts *o)
 	/* Addresses from an arm64 report may carry a PAC. */
 	if (!r)
 		pac = ms_machine_arm64(map->machine);
-	if (!r && o->json)
-		arr = json_object_new_array();
-	for (int i = 0; !r && i < o->nargs; i++)
-		r = one(&z, pac, o->args[i], &b, arr, &outside, &err);
-	for (ssize_t len; !r && o->nargs == 0 &&
-			  (len = getline(&line, &cap, stdin)) > 0;) {
-		/* A NUL would end the address early and hide the rest. */
-		if (memchr(line, '\0', (size_t)len))
-			r = ms_err_set(&err, EINVAL,
-				       "standard input: not an address: a line with a NUL byte");
-		else if (line[strspn(line, " \t\r\n")]) {
-			line[strcspn(line, "\r\n")] = '\0';
-			r = one(&z, pac, line, &b, arr, &outside, &err);
-		}
-	}
-	if (!r && arr) {
-		ob_str(&b,
-		       json_object_to_json_string_ext(
-			       arr, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
-		ob_char(&b, '\n');
-	}
-	if (!r && b.failed)
-		r = ms_err_errno(&err, ENOMEM, "building output");
+	for (size_t i = 0; !r && i < n; i++)
+		r = preload(&z, pac, addrs[i], &err);
 	if (!r)
-		r = ms_write_out(o->output, b.data, b.len, &err);
-	json_object_put(arr);
-	free(line);
-	free(b.data);
+		r = answer(&z, pac, addrs, n, o, &outside, &err);
+	if (!r)
+		lazy_save_index(&z);
+	free(addrs);
 	if (map)
 		lazy_clear(&z);
 	warn_debuginfod(fi);

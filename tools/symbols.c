@@ -9,7 +9,12 @@
 
 #include "modsect.h"
 
-enum { UNTRIED, LOADED, MISSING };
+/*
+ * UNSAID: could not be loaded for an address that may not be its, so
+ * nothing was said; tried again, and said, when it is asked for by name
+ * or by an address that is surely its.
+ */
+enum { UNTRIED, LOADED, MISSING, UNSAID };
 
 struct start {
 	uint64_t addr;
@@ -23,7 +28,19 @@ static int cmp_start(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Every section start of the map, sorted, into z. */
+/*
+ * Whether a section of the map can hold an address: a freed .init.* one
+ * cannot (its memory is reused), and lib/layout.c loads .init.* only for
+ * a module still initializing, or with --init.
+ */
+static bool holds(const struct lazy *z, const struct ms_module *m,
+		  const struct ms_section *s)
+{
+	return !ms_section_is_init(s->name) || z->o->init ||
+	       (m->initstate && strcmp(m->initstate, "coming") == 0);
+}
+
+/* Every section start of the map that can hold an address, sorted, into z. */
 static int index_starts(struct lazy *z, struct ms_err *err)
 {
 	const struct ms_map *map = z->map;
@@ -36,15 +53,21 @@ static int index_starts(struct lazy *z, struct ms_err *err)
 	z->starts = calloc(n + 1, sizeof(*z->starts));
 	if (!z->starts)
 		return ms_err_errno(err, ENOMEM, "symbols");
-	for (size_t i = 0; i < map->nmodules; i++)
-		for (size_t j = 0; j < map->modules[i].nsections; j++)
-			z->starts[z->nstarts++] = (struct start){
-				map->modules[i].sections[j].addr, i
-			};
+	for (size_t i = 0; i < map->nmodules; i++) {
+		const struct ms_module *m = &map->modules[i];
+
+		for (size_t j = 0; j < m->nsections; j++)
+			if (holds(z, m, &m->sections[j]))
+				z->starts[z->nstarts++] = (struct start){
+					.addr = m->sections[j].addr, .mod = i
+				};
+	}
 	if (z->nstarts)
 		qsort(z->starts, z->nstarts, sizeof(*z->starts), cmp_start);
 	return 0;
 }
+
+static void use_index(struct lazy *z);
 
 int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
 	      const struct opts *o, const struct ms_map *map,
@@ -70,7 +93,33 @@ int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
 		r = ms_symbolizer_new(&z->sym, err);
 	if (!r)
 		ms_symbolizer_set_core(z->sym, map);
+	if (!r && !o->no_index)
+		use_index(z);
 	return r;
+}
+
+/*
+ * Indexes live in the cache (--cache-dir). A cache that cannot be made
+ * costs speed, not answers: say so once, when an index could not be
+ * written, and go on from the DWARF.
+ */
+static void use_index(struct lazy *z)
+{
+	struct ms_err err = { 0 };
+	char *dir = NULL;
+
+	if (ms_cache_subdir(z->ctx, "index", &dir, &err) == 0)
+		ms_symbolizer_set_index_dir(z->sym, dir);
+	free(dir);
+}
+
+void lazy_save_index(struct lazy *z)
+{
+	struct ms_err err = { 0 };
+
+	if (z->sym && ms_symbolizer_save_index(z->sym, &err) < 0)
+		warn("no index written (the next run reads the DWARF again): %s",
+		     err.msg);
 }
 
 /*
@@ -125,16 +174,24 @@ void lazy_clear(struct lazy *z)
 	free(z->names);
 }
 
-static int load(struct lazy *z, size_t i, struct ms_err *err)
+/*
+ * quiet: for an address that only the module's file can tell is its or
+ * not; a module that cannot be loaded then says nothing, and its address
+ * is no module's.
+ */
+static int load(struct lazy *z, size_t i, bool quiet, struct ms_err *err)
 {
 	const struct ms_module *mod = &z->map->modules[i];
 	struct ms_err merr = { 0 };
 	int r;
 
-	if (z->state[i] != UNTRIED)
+	if (z->state[i] == LOADED || z->state[i] == MISSING ||
+	    (z->state[i] == UNSAID && quiet))
 		return 0;
-	z->state[i] = MISSING;
+	z->state[i] = quiet ? UNSAID : MISSING;
 	r = resolve(z->ctx, z->fi, z->o, z->map, mod, NULL, &z->res[i], &merr);
+	if (r && r != -ENOMEM && quiet)
+		return 0;
 	if (r == -ENOENT) {
 		/* Its frames and addresses stay as they are; say so once. */
 		warn("%s", merr.msg);
@@ -154,16 +211,22 @@ int lazy_by_name(struct lazy *z, const char *name, struct ms_err *err)
 {
 	const struct ms_module *m = ms_map_find(z->map, name);
 
-	return m ? load(z, (size_t)(m - z->map->modules), err) : 0;
+	return m ? load(z, (size_t)(m - z->map->modules), false, err) : 0;
 }
 
 /*
  * The module with the nearest section start at or below addr is the only
  * one that can hold it: sections of different modules never overlap.
+ * Below another start of that module, addr is among its sections; past
+ * its last start, it may as well be past its end (above every module,
+ * between two), which only the sections' sizes, from its file, tell.
  */
 int lazy_by_addr(struct lazy *z, uint64_t addr, struct ms_err *err)
 {
-	size_t lo = MS_UPPER_BOUND(z->starts, z->nstarts, addr, addr);
+	size_t lo = MS_UPPER_BOUND(z->starts, z->nstarts, addr, addr), mod;
 
-	return lo ? load(z, z->starts[lo - 1].mod, err) : 0;
+	if (lo == 0)
+		return 0;
+	mod = z->starts[lo - 1].mod;
+	return load(z, mod, lo == z->nstarts || z->starts[lo].mod != mod, err);
 }

@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A module's functions from its DWARF, sorted by address once, and each
+ * function's inlined calls: libdwfl would rebuild the inline chain per
+ * address (dwarf_getscopes walks the CU each time), so a function's
+ * inlined calls (depth-first) are collected the first time an address
+ * falls in it. Walking every function's DIE tree up front was a fifth of
+ * the time to resolve one address, and an oops touches a few dozen
+ * functions of thousands.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize-int.h"
+
+struct inl {
+	uint64_t lo, hi;
+	const char *name;
+	const char *call_file;
+	int call_line, call_col;
+	int depth; /* 0: directly inside the function */
+	uint64_t ext_lo,
+		ext_hi; /* all ranges of the call: its callees lie here */
+	size_t skip; /* the next entry outside this one's subtree */
+};
+
+/*
+ * An outermost inlined call: where its subtree starts in fn->inl. The
+ * tops are sorted by ext_lo, and max_hi is the largest ext_hi of this
+ * one and those before it: a lookup finds the tops that may hold an
+ * address by binary search and a short walk back, not a scan of all (a
+ * large function has thousands).
+ */
+struct top {
+	uint64_t ext_lo, ext_hi, max_hi;
+	size_t at;
+};
+
+struct fn {
+	uint64_t lo, hi;
+	const char *name;
+	Dwarf_Die die; /* the subprogram, for the walk on first use */
+	struct inl *inl; /* depth-first, those in [lo, hi) */
+	size_t ninl;
+	/*
+	 * The depth-0 entries of inl, packed: a lookup reads these instead
+	 * of striding through inl, whose entries are three times the size.
+	 */
+	struct top *top;
+	size_t ntop;
+	bool walked;
+	uint32_t ix_first, ix_n; /* with an index: its inlined calls there */
+};
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n =
+		dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+
+	return n ? n : "??";
+}
+
+static int add_fn(struct smod *sm, uint64_t lo, uint64_t hi, Dwarf_Die *die)
+{
+	if (sm->nfns == sm->capfns) {
+		size_t ncap = sm->capfns ? 2 * sm->capfns : 256;
+		struct fn *n = realloc(sm->fns, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sm->fns = n;
+		sm->capfns = ncap;
+	}
+	sm->fns[sm->nfns++] = (struct fn){
+		.lo = lo, .hi = hi, .name = die_name(die), .die = *die
+	};
+	return 0;
+}
+
+struct walk {
+	uint64_t bias;
+	Dwarf_Files *files;
+	size_t nfiles;
+	struct inl *inl; /* inlined calls of the current function */
+	size_t ninl, capinl;
+};
+
+/* One entry per range of the call, each knowing the extent of them all. */
+static int add_inl(struct walk *w, Dwarf_Die *die, int depth)
+{
+	Dwarf_Addr base, lo, hi;
+	Dwarf_Attribute a;
+	Dwarf_Word file = 0, line = 0, col = 0;
+	Dwarf_Addr ext_lo = UINT64_MAX, ext_hi = 0;
+	const char *name = NULL, *call_file = NULL;
+	size_t first = w->ninl;
+	ptrdiff_t off = 0;
+
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &file);
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line);
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_column, &a), &col);
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (w->ninl == w->capinl) {
+			size_t ncap = w->capinl ? 2 * w->capinl : 16;
+			struct inl *n = realloc(w->inl, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			w->inl = n;
+			w->capinl = ncap;
+		}
+		if (!name) {
+			name = die_name(die);
+			if (w->files && file < w->nfiles)
+				call_file = dwarf_filesrc(w->files, file, NULL,
+							  NULL);
+		}
+		w->inl[w->ninl++] = (struct inl){
+			.lo = lo + w->bias,
+			.hi = hi + w->bias,
+			.name = name,
+			.call_file = call_file,
+			.call_line = (int)line,
+			.call_col = (int)col,
+			.depth = depth,
+		};
+		ext_lo = lo < ext_lo ? lo : ext_lo;
+		ext_hi = hi > ext_hi ? hi : ext_hi;
+	}
+	for (size_t i = first; i < w->ninl; i++) {
+		w->inl[i].ext_lo = ext_lo + w->bias;
+		w->inl[i].ext_hi = ext_hi + w->bias;
+	}
+	return 0;
+}
+
+/* Inlined calls below die, depth-first. */
+static int walk_inlines(struct walk *w, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+	int r = 0;
+
+	if (dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			r = add_inl(w, &child, depth);
+			if (!r)
+				r = walk_inlines(w, &child, depth + 1);
+		} else if (tag == DW_TAG_lexical_block) {
+			r = walk_inlines(w, &child, depth);
+		}
+	} while (!r && dwarf_siblingof(&child, &child) == 0);
+	return r;
+}
+
+/*
+ * In depth-first order an entry's subtree is the run of deeper entries
+ * after it; skip lets a lookup jump over subtrees that miss the address.
+ */
+static int set_skips(struct fn *f)
+{
+	size_t *open = malloc((f->ninl + 1) * sizeof(*open)), n = 0;
+
+	if (!open)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->ninl; i++) {
+		while (n && f->inl[open[n - 1]].depth >= f->inl[i].depth)
+			f->inl[open[--n]].skip = i;
+		open[n++] = i;
+	}
+	while (n)
+		f->inl[open[--n]].skip = f->ninl;
+	free(open);
+	return 0;
+}
+
+static int cmp_top(const void *a, const void *b)
+{
+	const struct top *x = a, *y = b;
+
+	if (x->ext_lo != y->ext_lo)
+		return x->ext_lo < y->ext_lo ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static int set_tops(struct fn *f)
+{
+	uint64_t max_hi = 0;
+
+	for (size_t i = 0; i < f->ninl; i = f->inl[i].skip)
+		f->ntop++;
+	f->top = malloc(f->ntop * sizeof(*f->top));
+	if (!f->top)
+		return -ENOMEM;
+	for (size_t i = 0, t = 0; i < f->ninl; i = f->inl[i].skip)
+		f->top[t++] = (struct top){ f->inl[i].ext_lo, f->inl[i].ext_hi,
+					    0, i };
+	qsort(f->top, f->ntop, sizeof(*f->top), cmp_top);
+	for (size_t t = 0; t < f->ntop; t++) {
+		if (f->top[t].ext_hi > max_hi)
+			max_hi = f->top[t].ext_hi;
+		f->top[t].max_hi = max_hi;
+	}
+	return 0;
+}
+
+/* A function split in parts (.cold, ranges) is one entry per part. */
+static int add_subprogram(struct smod *sm, Dwarf_Die *die)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int r = 0;
+
+	while (!r && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		r = add_fn(sm, lo + sm->bias, hi + sm->bias, die);
+	return r;
+}
+
+static int walk_cu(struct smod *sm, Dwarf_Die *die)
+{
+	Dwarf_Die child;
+	int r = 0;
+
+	if (dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_subprogram &&
+		    dwarf_hasattr(&child, DW_AT_low_pc))
+			r = add_subprogram(sm, &child);
+		else if (tag == DW_TAG_subprogram &&
+			 dwarf_hasattr(&child, DW_AT_ranges))
+			r = add_subprogram(sm, &child);
+		else if (tag == DW_TAG_namespace)
+			r = walk_cu(sm, &child);
+	} while (!r && dwarf_siblingof(&child, &child) == 0);
+	return r;
+}
+
+/* The runtime address of an index offset, or base if unplaced. */
+static uint64_t ix_addr(const struct smod *sm, uint16_t sec, uint32_t off,
+			uint64_t unplaced)
+{
+	uint64_t base = sm->ix_base[sec];
+
+	return base == IX_UNPLACED ? unplaced : base + off;
+}
+
+/*
+ * The index's copy of what walk_inlines found. A range in a section that
+ * is not loaded matches nothing; an extent reaching into one, or across
+ * sections, is taken as unbounded: it only prunes the walk less.
+ */
+static int ix_inlines(const struct smod *sm, const struct fn *f,
+		      struct walk *w)
+{
+	w->inl = calloc(f->ix_n + 1, sizeof(*w->inl));
+	if (!w->inl)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < f->ix_n; i++) {
+		const struct ix_inl *x = &sm->ix->inls[f->ix_first + i];
+		uint64_t lo = ix_addr(sm, x->sec, x->lo, 0);
+
+		w->inl[w->ninl++] = (struct inl){
+			.lo = lo,
+			.hi = lo ? ix_addr(sm, x->sec, x->hi, 0) : 0,
+			.name = ix_str(sm->ix, x->name),
+			.call_file = ix_str(sm->ix, x->call_file),
+			.call_line = x->call_line,
+			.call_col = x->call_col,
+			.depth = x->depth,
+			.ext_lo = ix_addr(sm, x->ext_lo_sec, x->ext_lo, 0),
+			.ext_hi = ix_addr(sm, x->ext_hi_sec, x->ext_hi,
+					  UINT64_MAX),
+		};
+		/* Sections apart in one layout may be in either order in another. */
+		if (x->ext_lo_sec != x->ext_hi_sec) {
+			w->inl[w->ninl - 1].ext_lo = 0;
+			w->inl[w->ninl - 1].ext_hi = UINT64_MAX;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A call's extent within f's part: the lookups it prunes are of
+ * addresses in the part, for which it prunes the same. Calls with a .cold
+ * part would otherwise reach across to the other section and be walked
+ * for every address in between.
+ */
+static struct inl clamp(struct inl in, const struct fn *f)
+{
+	if (in.ext_lo < f->lo)
+		in.ext_lo = f->lo;
+	if (in.ext_hi > f->hi)
+		in.ext_hi = f->hi;
+	return in;
+}
+
+/* The inlined calls of f's function that fall in f's part. */
+static int walk_fn(const struct smod *sm, struct fn *f)
+{
+	struct walk w = { .bias = sm->bias };
+	Dwarf_Die cu;
+	int r;
+
+	f->walked = true;
+	if (sm->ix) {
+		r = ix_inlines(sm, f, &w);
+	} else {
+		if (!dwarf_diecu(&f->die, &cu, NULL, NULL) ||
+		    dwarf_getsrcfiles(&cu, &w.files, &w.nfiles) != 0)
+			w.files = NULL;
+		r = walk_inlines(&w, &f->die, 0);
+	}
+	if (!r && w.ninl) {
+		f->inl = malloc(w.ninl * sizeof(*f->inl));
+		if (!f->inl)
+			r = -ENOMEM;
+	}
+	for (size_t j = 0; !r && j < w.ninl; j++)
+		if (w.inl[j].lo < f->hi && w.inl[j].hi > f->lo)
+			f->inl[f->ninl++] = clamp(w.inl[j], f);
+	if (!r && f->ninl)
+		r = set_skips(f);
+	if (!r && f->ninl)
+		r = set_tops(f);
+	free(w.inl);
+	if (r) {
+		/* Out of memory: the function answers without inlines. */
+		free(f->inl);
+		free(f->top);
+		f->inl = NULL;
+		f->top = NULL;
+		f->ninl = f->ntop = 0;
+	}
+	return r;
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The function parts of the index, placed where the layout put them. */
+static int ix_fns(struct smod *sm)
+{
+	sm->fns = calloc(sm->ix->n[IX_FNS] + 1, sizeof(*sm->fns));
+	if (!sm->fns)
+		return -ENOMEM;
+	sm->capfns = sm->ix->n[IX_FNS] + 1;
+	for (size_t i = 0; i < sm->ix->n[IX_FNS]; i++) {
+		const struct ix_fn *x = &sm->ix->fns[i];
+
+		if (sm->ix_base[x->sec] == IX_UNPLACED)
+			continue;
+		sm->fns[sm->nfns++] = (struct fn){
+			.lo = sm->ix_base[x->sec] + x->lo,
+			.hi = sm->ix_base[x->sec] + x->hi,
+			.name = ix_str(sm->ix, x->name),
+			.ix_first = x->inl_first,
+			.ix_n = x->ninl,
+		};
+	}
+	return 0;
+}
+
+int functab_build(struct smod *sm)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	int r = 0;
+
+	sm->built = true;
+	if (sm->ix)
+		r = ix_fns(sm);
+	while (!r && !sm->ix && (cu = dwfl_module_nextcu(sm->dm, cu, &bias))) {
+		sm->bias = bias;
+		r = walk_cu(sm, cu);
+	}
+	if (sm->nfns)
+		qsort(sm->fns, sm->nfns, sizeof(*sm->fns), cmp_fn);
+	sm->fn_lo = SORTED_KEYS(sm->fns, &sm->nfns, lo);
+	return sm->fn_lo ? r : -ENOMEM;
+}
+
+void functab_free(struct smod *sm)
+{
+	for (size_t i = 0; i < sm->nfns; i++) {
+		free(sm->fns[i].inl);
+		free(sm->fns[i].top);
+	}
+	free(sm->fns);
+	free(sm->fn_lo);
+}
+
+struct fn *functab_find(const struct smod *sm, uint64_t addr)
+{
+	size_t lo = ms_upper_bound(sm->fn_lo, sm->nfns, sizeof(*sm->fn_lo), 0,
+				   addr);
+
+	/* The last function starting at or before addr, if it covers it. */
+	if (lo == 0 || addr >= sm->fns[lo - 1].hi)
+		return NULL;
+	return &sm->fns[lo - 1];
+}
+
+/* Whether addr lies in the ranges of the CU whose line table has line. */
+static bool in_own_cu(Dwfl_Module *dm, Dwfl_Line *line, uint64_t addr)
+{
+	Dwarf_Addr bias = 0, base, lo, hi;
+	Dwarf_Die *cu = dwfl_linecu(line);
+	ptrdiff_t off = 0;
+
+	dwfl_module_getdwarf(dm, &bias);
+	while (cu && (off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0)
+		if (addr >= lo + bias && addr < hi + bias)
+			return true;
+	return false;
+}
+
+Dwfl_Line *functab_getsrc(Dwfl_Module *dm, uint64_t addr, bool own_cu)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(dm, addr);
+
+	/*
+	 * libdwfl gives an address past every range of a CU (the padding
+	 * after its last function) to the CU before it in the layout at
+	 * hand, so that its line depends on where other sections are.
+	 * Outside a function, a line is taken only from the CU the address
+	 * is in, which is the same in every layout (and in the index).
+	 */
+	return line && own_cu && !in_own_cu(dm, line, addr) ? NULL : line;
+}
+
+void functab_line(const struct smod *sm, uint64_t addr, bool in_fn,
+		  struct ms_frame *f)
+{
+	Dwfl_Line *line;
+	int lineno = 0, col = 0;
+	uint16_t sec;
+	uint32_t off;
+
+	if (sm->ix) {
+		if (ixsecs_find(&sm->ix_secs, addr, false, &sec, &off))
+			ixlines_find(sm->ix, &sm->ix_lines, sec, off, f);
+		return;
+	}
+	line = functab_getsrc(sm->dm, addr, !in_fn);
+	if (!line)
+		return;
+	f->file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
+	f->line = lineno;
+	f->col = col;
+}
+
+/*
+ * What a walk in inl's order leaves: at each depth the last call there
+ * holding addr, and the depth after the last one found. Subtrees may be
+ * walked in any order: each entry's place in inl says which is last.
+ */
+struct chain {
+	const struct inl **at; /* per depth */
+	size_t last; /* inl index of the last one found, + 1; 0: none */
+	size_t depth;
+};
+
+static void found(const struct fn *fn, const struct inl *in, struct chain *c)
+{
+	size_t i = (size_t)(in - fn->inl);
+	const struct inl *was = c->at[in->depth];
+
+	if (!was || was < in)
+		c->at[in->depth] = in;
+	if (i + 1 > c->last) {
+		c->last = i + 1;
+		c->depth = (size_t)in->depth + 1;
+	}
+}
+
+/* The subtree of the outermost call at inl[at]: its calls holding addr. */
+static void subtree(const struct fn *fn, size_t at, uint64_t addr,
+		    struct chain *c)
+{
+	for (size_t i = at, end = fn->inl[at].skip; i < end;) {
+		const struct inl *in = &fn->inl[i];
+
+		if (addr < in->ext_lo || addr >= in->ext_hi ||
+		    in->depth >= MS_MAX_FRAMES - 1) {
+			i = in->skip; /* nor in its callees */
+			continue;
+		}
+		if (addr < in->lo || addr >= in->hi) {
+			i++; /* in another range, or between them */
+			continue;
+		}
+		found(fn, in, c);
+		i++;
+	}
+}
+
+/*
+ * The inlined calls whose ranges hold addr, outermost first, into chain;
+ * returns how many. Depth-first, a subtree ends at its root's skip, so
+ * the walk over inl is the walk over each outermost call holding addr;
+ * the tops (sorted by extent) say which outermost calls can.
+ */
+static size_t chain_of(const struct fn *fn, uint64_t addr,
+		       const struct inl **chain)
+{
+	struct chain c = { .at = chain };
+	size_t lo = 0, hi = fn->ntop;
+
+	if (!fn->ninl)
+		return 0; /* nor tops, which clang-analyzer cannot see */
+	for (size_t d = 0; d < MS_MAX_FRAMES; d++)
+		chain[d] = NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fn->top[mid].ext_lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t t = lo; t-- > 0 && fn->top[t].max_hi > addr;)
+		if (fn->top[t].ext_hi > addr)
+			subtree(fn, fn->top[t].at, addr, &c);
+	return c.depth;
+}
+
+int functab_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
+		   struct ms_symres *res)
+{
+	const struct inl *chain[MS_MAX_FRAMES];
+	size_t depth;
+
+	if (!fn->walked && walk_fn(sm, fn) < 0)
+		return -ENOMEM;
+	depth = chain_of(fn, addr, chain);
+	/*
+	 * chain[0] is the outermost inlined call, chain[depth - 1] the
+	 * innermost. Frame 0 is the innermost scope at the line table's line;
+	 * frame k is the scope that called frame k - 1, at that call's line.
+	 */
+	for (size_t k = 0; k <= depth; k++) {
+		struct ms_frame *f = &res->frames[k];
+
+		*f = (struct ms_frame){
+			.func = k < depth ? chain[depth - 1 - k]->name :
+					    fn->name
+		};
+		if (k == 0) {
+			functab_line(sm, addr, true, f);
+		} else {
+			const struct inl *callee = chain[depth - k];
+
+			f->file = callee->call_file;
+			f->line = callee->call_line;
+			f->col = callee->call_col;
+		}
+	}
+	res->nframes = depth + 1;
+	return 0;
+}
+
+/*
+ * A range [lo, hi) of the layout the index is built on, as section and
+ * offsets; -ERANGE unless it lies in one section.
+ */
+static int ix_range(const struct ixsecs *xs, uint64_t lo, uint64_t hi,
+		    uint16_t *sec, uint32_t *off_lo, uint32_t *off_hi)
+{
+	uint16_t hsec;
+
+	if (!ixsecs_find(xs, lo, false, sec, off_lo))
+		return -ERANGE;
+	if (hi == lo) {
+		*off_hi = *off_lo;
+		return 0;
+	}
+	if (hi < lo || !ixsecs_find(xs, hi, true, &hsec, off_hi) ||
+	    hsec != *sec)
+		return -ERANGE;
+	return 0;
+}
+
+static int index_inl(const struct inl *in, const struct ixsecs *xs,
+		     struct ixw *w)
+{
+	struct ix_inl x = {
+		.name = ixw_str(w, in->name),
+		.call_file = in->call_file ? ixw_str(w, in->call_file) :
+					     IX_NONE,
+		.call_line = in->call_line,
+		.call_col = in->call_col,
+		.depth = (uint16_t)in->depth,
+	};
+	int r = in->depth < 0 || in->depth >= UINT16_MAX ? -ERANGE : 0;
+
+	if (!r)
+		r = ix_range(xs, in->lo, in->hi, &x.sec, &x.lo, &x.hi);
+	/* The extent may span sections (a .cold part): each end alone. */
+	if (!r && !ixsecs_find(xs, in->ext_lo, false, &x.ext_lo_sec,
+			       &x.ext_lo))
+		r = -ERANGE;
+	if (!r && !ixsecs_find(xs, in->ext_hi, true, &x.ext_hi_sec,
+			       &x.ext_hi))
+		r = -ERANGE;
+	return r ? r : ixw_inl(w, &x);
+}
+
+/*
+ * Every function part in the order the table has them, which a stable
+ * sort by any layout's addresses keeps for parts at one address, as it
+ * keeps the walk's order when built from the DWARF.
+ */
+int functab_index(struct smod *sm, const struct ixsecs *xs, struct ixw *w)
+{
+	int r = sm->built ? 0 : functab_build(sm);
+
+	for (size_t i = 0; !r && i < sm->nfns; i++) {
+		struct fn *f = &sm->fns[i];
+		struct ix_fn x = { .name = ixw_str(w, f->name) };
+
+		if (!f->walked)
+			r = walk_fn(sm, f);
+		if (!r)
+			r = ix_range(xs, f->lo, f->hi, &x.sec, &x.lo, &x.hi);
+		x.inl_first = (uint32_t)ixw_ninl(w);
+		x.ninl = (uint32_t)f->ninl;
+		for (size_t k = 0; !r && k < f->ninl; k++)
+			r = index_inl(&f->inl[k], xs, w);
+		if (!r)
+			r = ixw_fn(w, &x);
+	}
+	return r;
+}

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The sections of an index, and its line rows: how they are taken from
+ * libdw when the index is built, and how they answer once it is mapped.
+ *
+ * libdwfl answers a line (dwfl_module_getsrc) with the last row at or
+ * before the address in the line table of the CU whose aranges hold it,
+ * or none if that row ends a sequence. The answer can change only at a
+ * row's address or at an arange's bounds; between two such points it is
+ * the answer at the first. So the index asks libdwfl at every such point
+ * and keeps the answers: the same answers, found without the DWARF.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ixlines.h"
+#include "symbolize-int.h"
+
+static int cmp_xsec(const void *a, const void *b)
+{
+	const struct ixsec *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int ixsecs_of_layout(const struct ms_layout *l, struct ixw *w,
+		     struct ixsecs *ret)
+{
+	ret->v = calloc(l->nsecs + 1, sizeof(*ret->v));
+	ret->n = 0;
+	if (!ret->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nsecs; i++) {
+		const struct ms_lsec *s = &l->secs[i];
+
+		if (s->place != MS_PLACE_LOADED || !s->size)
+			continue;
+		if (s->size > UINT32_MAX || ret->n >= UINT16_MAX)
+			return -EFBIG;
+		ret->v[ret->n] = (struct ixsec){ s->addr, s->size,
+						 (uint16_t)ret->n };
+		if (ixw_sec(w, s->name, s->size) < 0)
+			return -ENOMEM;
+		ret->n++;
+	}
+	ixsecs_sort(ret);
+	return 0;
+}
+
+void ixsecs_sort(struct ixsecs *xs)
+{
+	if (xs->n)
+		qsort(xs->v, xs->n, sizeof(*xs->v), cmp_xsec);
+}
+
+void ixsecs_free(struct ixsecs *xs)
+{
+	free(xs->v);
+	xs->v = NULL;
+	xs->n = 0;
+}
+
+/* The section holding addr (or ending at it, if end), or NULL. */
+static const struct ixsec *holder(const struct ixsecs *xs, uint64_t addr,
+				  bool end)
+{
+	size_t lo = 0, hi = xs->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (xs->v[mid].addr <= addr - end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || (end && addr == 0))
+		return NULL;
+	if (addr - xs->v[lo - 1].addr > xs->v[lo - 1].size ||
+	    (!end && addr - xs->v[lo - 1].addr == xs->v[lo - 1].size))
+		return NULL;
+	return &xs->v[lo - 1];
+}
+
+bool ixsecs_find(const struct ixsecs *xs, uint64_t addr, bool end,
+		 uint16_t *sec, uint32_t *off)
+{
+	const struct ixsec *s = holder(xs, addr, end);
+
+	if (!s)
+		return false;
+	*sec = s->id;
+	*off = (uint32_t)(addr - s->addr);
+	return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct points {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int point(struct points *p, uint64_t addr)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 4096;
+		uint64_t *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = addr;
+	return 0;
+}
+
+/* Every address where libdwfl's line answer can change. */
+static int change_points(Dwfl_Module *dm, const struct ixsecs *xs,
+			 struct points *p)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(dm, &bias);
+	Dwarf_Aranges *ar;
+	size_t nar;
+	int r = 0;
+
+	for (size_t i = 0; !r && i < xs->n; i++)
+		r = point(p, xs->v[i].addr);
+	while (!r && (cu = dwfl_module_nextcu(dm, cu, &bias))) {
+		Dwarf_Lines *lines;
+		size_t n;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		if (dwarf_getsrclines(cu, &lines, &n) == 0)
+			for (size_t i = 0; !r && i < n; i++) {
+				Dwarf_Addr a;
+
+				if (dwarf_lineaddr(dwarf_onesrcline(lines, i),
+						   &a) == 0)
+					r = point(p, a + bias);
+			}
+		while (!r && (off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+			r = point(p, lo + bias);
+			if (!r)
+				r = point(p, hi + bias);
+		}
+	}
+	if (!r && dw && dwarf_getaranges(dw, &ar, &nar) == 0)
+		for (size_t i = 0; !r && i < nar; i++) {
+			Dwarf_Addr a;
+			Dwarf_Word len;
+
+			if (dwarf_getarangeinfo(dwarf_onearange(ar, i), &a, &len,
+						NULL) == 0) {
+				r = point(p, a + bias);
+				if (!r)
+					r = point(p, a + len + bias);
+			}
+		}
+	return r;
+}
+
+int ixlines_write(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w)
+{
+	struct points p = { 0 };
+	struct ix_line last = { .sec = UINT16_MAX };
+	int r = change_points(dm, xs, &p);
+
+	if (!r && p.n)
+		qsort(p.v, p.n, sizeof(*p.v), cmp_u64);
+	for (size_t i = 0; !r && i < p.n; i++) {
+		struct ix_line row = { .file = IX_NONE };
+		Dwfl_Line *line;
+		const char *file;
+		int lineno = 0, col = 0;
+
+		if ((i > 0 && p.v[i] == p.v[i - 1]) ||
+		    !ixsecs_find(xs, p.v[i], false, &row.sec, &row.off))
+			continue;
+		/*
+		 * What functab_line answers outside a function; inside one
+		 * the address is in its CU, and the two answers are the same.
+		 */
+		line = functab_getsrc(dm, p.v[i], true);
+		file = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL,
+					    NULL) :
+			      NULL;
+		if (line) {
+			row.found = 1;
+			row.file = file ? ixw_str(w, file) : IX_NONE;
+			row.line = lineno;
+			row.col = col;
+		}
+		/* A row that says what the one before says adds nothing. */
+		if (row.sec == last.sec && row.found == last.found &&
+		    row.file == last.file && row.line == last.line &&
+		    row.col == last.col)
+			continue;
+		r = ixw_line(w, &row);
+		last = row;
+	}
+	free(p.v);
+	return r;
+}
+
+int ixlookup_init(const struct ix *ix, struct ixlookup *lk)
+{
+	size_t n = ix->n[IX_LINES], s = 0;
+
+	lk->off = malloc((n + 1) * sizeof(*lk->off));
+	lk->first = malloc((ix->n[IX_SECS] + 1) * sizeof(*lk->first));
+	if (!lk->off || !lk->first) {
+		ixlookup_free(lk);
+		return -ENOMEM;
+	}
+	/* Rows are sorted by section (ix_check): each section's run. */
+	for (size_t i = 0; i < n; i++) {
+		while (s <= ix->lines[i].sec)
+			lk->first[s++] = i;
+		lk->off[i] = ix->lines[i].off;
+	}
+	while (s <= ix->n[IX_SECS])
+		lk->first[s++] = n;
+	return 0;
+}
+
+void ixlookup_free(struct ixlookup *lk)
+{
+	free(lk->off);
+	free(lk->first);
+	lk->off = NULL;
+	lk->first = NULL;
+}
+
+int ixlines_find(const struct ix *ix, const struct ixlookup *lk, uint16_t sec,
+		 uint32_t off, struct ms_frame *f)
+{
+	size_t lo = lk->first[sec], hi = lk->first[sec + 1];
+	const struct ix_line *l;
+
+	/* The last row of the section at or before off. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lk->off[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == lk->first[sec] || !ix->lines[lo - 1].found)
+		return 0;
+	l = &ix->lines[lo - 1];
+	f->file = ix_str(ix, l->file);
+	f->line = l->line;
+	f->col = l->col;
+	return 1;
+}

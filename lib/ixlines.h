@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The sections and line rows of an index (ixlines.c). */
+#ifndef MODSECT_IXLINES_H
+#define MODSECT_IXLINES_H
+
+#include <elfutils/libdwfl.h>
+
+#include "symindex.h"
+
+/* A section of the layout an index is built from, and its index id. */
+struct ixsec {
+	uint64_t addr, size;
+	uint16_t id;
+};
+
+struct ixsecs {
+	struct ixsec *v; /* by address */
+	size_t n;
+};
+
+/* The loaded sections of l, written to w as the index's sections. */
+int ixsecs_of_layout(const struct ms_layout *l, struct ixw *w,
+		     struct ixsecs *ret);
+void ixsecs_free(struct ixsecs *xs);
+void ixsecs_sort(struct ixsecs *xs);
+/*
+ * The section and offset of addr; with end, addr may be a section's end
+ * (the exclusive bound of a range). false if in no section.
+ */
+bool ixsecs_find(const struct ixsecs *xs, uint64_t addr, bool end,
+		 uint16_t *sec, uint32_t *off);
+/* Every line answer of the module, as libdwfl gives it, into w. */
+int ixlines_write(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w);
+/* What a line lookup searches: the rows' offsets, each section's run. */
+struct ixlookup {
+	uint32_t *off; /* per row */
+	size_t *first; /* per section, its first row; [nsecs] = rows */
+};
+
+int ixlookup_init(const struct ix *ix, struct ixlookup *lk);
+void ixlookup_free(struct ixlookup *lk);
+/* The line at (sec, off) into f: 1, or 0 if the line table has none. */
+int ixlines_find(const struct ix *ix, const struct ixlookup *lk, uint16_t sec,
+		 uint32_t off, struct ms_frame *f);
+
+#endif

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Internal to symbolization: symbolize.c keeps the modules and answers an
+ * address, symtab.c holds each module's ELF symbols, functab.c its DWARF
+ * functions and their inlined calls. Each table is built the first time
+ * an address falls in the module.
+ */
+#ifndef MODSECT_SYMBOLIZE_INT_H
+#define MODSECT_SYMBOLIZE_INT_H
+
+#include <elfutils/libdwfl.h>
+
+#include "ixlines.h"
+#include "modsect.h"
+
+struct sym {
+	uint64_t addr, size;
+	const char *name;
+	bool global;
+};
+
+struct fn;
+
+struct smod {
+	const struct ms_layout *l;
+	Dwfl_Module *dm;
+	struct sym *syms; /* by address, built on first use */
+	struct sym **byname; /* the same, by name */
+	size_t nsyms;
+	bool syms_built;
+	struct fn *fns; /* sorted by lo, built on first use */
+	uint64_t *fn_lo; /* fns[i].lo: binary search in 8 bytes, not 100 */
+	uint64_t *sym_addr; /* syms[i].addr, likewise */
+	size_t nfns, capfns;
+	bool built;
+	Dwarf_Addr bias; /* of the module's DWARF, the same for every CU */
+	uint64_t lo, hi; /* runtime range reported to libdwfl */
+	/*
+	 * With an index (symindex.h) the tables come from it and libdwfl
+	 * never sees the module (dm is NULL). ix_base: each index section's
+	 * runtime address, IX_UNPLACED if it is not loaded; ix_secs: the
+	 * loaded ones, for line lookups.
+	 */
+	struct ix *ix;
+	uint64_t *ix_base;
+	struct ixsecs ix_secs;
+	struct ixlookup ix_lines;
+	bool ix_want; /* no index yet: write one after use */
+};
+
+#define IX_UNPLACED UINT64_MAX
+
+/* The i-th module of a symbolizer, by address (for ixuse.c). */
+struct smod *symbolizer_mod(const struct ms_symbolizer *s, size_t i);
+
+/* ---- the index of a module's file (ixuse.c) ---- */
+
+/*
+ * Gives sm its index from dir: 1, or 0 if it has none (sm->ix_want is
+ * then set when one can be written), or -ENOMEM.
+ */
+int ix_attach(struct smod *sm, const char *dir);
+void ix_detach(struct smod *sm);
+/* Builds and writes the index of sm's file into dir. */
+int ix_save(struct smod *sm, const char *dir, struct ms_err *err);
+
+/*
+ * The sort keys of a sorted table, packed: a binary search then reads 8
+ * bytes per step, not a whole entry. Out of memory, *n becomes 0, so the
+ * table reads as empty rather than unsearchable.
+ */
+uint64_t *sorted_keys(const void *base, size_t *n, size_t size, size_t key_off);
+#define SORTED_KEYS(arr, n, field)              \
+	sorted_keys((arr), (n), sizeof(*(arr)), \
+		    offsetof(__typeof__(*(arr)), field))
+
+/* ---- ELF symbols (symtab.c) ---- */
+
+/* What an address is in, as kallsyms would name it. */
+struct symhit {
+	const struct sym *sym; /* NULL if none */
+	uint64_t size; /* sym's ELF size, or in padding to the next symbol */
+	bool past_end; /* in the padding after sym's last byte */
+};
+
+int symtab_build(struct smod *sm);
+void symtab_free(struct smod *sm);
+/* sec: the loaded section holding addr, which bounds the padding. */
+void symtab_find(const struct smod *sm, uint64_t addr,
+		 const struct ms_lsec *sec, struct symhit *ret);
+/* The runtime address of a symbol; -ENOENT if none. */
+int symtab_lookup(struct smod *sm, const char *name, uint64_t *addr_ret);
+/* The module's symbols into an index being built on layout xs. */
+int symtab_index(struct smod *sm, const struct ixsecs *xs, struct ixw *w);
+
+/* ---- DWARF functions and inlined calls (functab.c) ---- */
+
+int functab_build(struct smod *sm);
+void functab_free(struct smod *sm);
+/* The part of a function that covers addr, or NULL. */
+struct fn *functab_find(const struct smod *sm, uint64_t addr);
+/*
+ * res->frames for addr in fn: the inlined calls innermost first, then fn
+ * itself; -ENOMEM if the inline tree could not be read.
+ */
+int functab_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
+		   struct ms_symres *res);
+/*
+ * Source line of addr from the line table, into f; f->file NULL if none.
+ * in_fn: addr is in a function's DWARF range (else its CU is checked).
+ */
+void functab_line(const struct smod *sm, uint64_t addr, bool in_fn,
+		  struct ms_frame *f);
+/* libdwfl's line at addr, with own_cu only one of the CU holding addr. */
+Dwfl_Line *functab_getsrc(Dwfl_Module *dm, uint64_t addr, bool own_cu);
+/* Every function and its inlined calls into an index built on layout xs. */
+int functab_index(struct smod *sm, const struct ixsecs *xs, struct ixw *w);
+
+#endif

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The index of a module file (symindex.c): what symbolization needs of
+ * its ELF symbols, DWARF functions, inlined calls and line table, in
+ * section-relative offsets, so that any layout of the module reads it.
+ * Written once per build-id into the cache, mapped by later runs, which
+ * then never open the DWARF.
+ */
+#ifndef MODSECT_SYMINDEX_H
+#define MODSECT_SYMINDEX_H
+
+#include <stdint.h>
+
+#include "modsect.h"
+
+#define IX_NONE UINT32_MAX /* no string: a line row with no line */
+
+struct ix_sec {
+	uint32_t name;
+	uint32_t pad;
+	uint64_t size;
+};
+
+struct ix_sym {
+	uint32_t name;
+	uint16_t sec;
+	uint8_t global, pad;
+	uint32_t off, size;
+};
+
+/* A function's part (one range); its inlined calls follow in ix_inl. */
+struct ix_fn {
+	uint32_t name;
+	uint16_t sec, pad;
+	uint32_t lo, hi;
+	uint32_t inl_first, ninl;
+};
+
+/* One range of an inlined call, depth-first within its function part. */
+struct ix_inl {
+	uint32_t name, call_file;
+	int32_t call_line, call_col;
+	uint16_t depth, sec, ext_lo_sec, ext_hi_sec;
+	uint32_t lo, hi, ext_lo, ext_hi;
+};
+
+/*
+ * The line table's answer from off to the next row's off: none, or a
+ * line (whose file may be unknown: IX_NONE).
+ */
+struct ix_line {
+	uint16_t sec, found;
+	uint32_t off;
+	uint32_t file;
+	int32_t line, col;
+};
+
+enum ix_table { IX_SECS, IX_SYMS, IX_FNS, IX_INLS, IX_LINES, IX_STRS, IX_NTABLES };
+
+/* ---- writing ---- */
+
+struct ixw;
+
+struct ixw *ixw_new(void);
+void ixw_free(struct ixw *w);
+/* A string's offset in the string table (each string stored once). */
+uint32_t ixw_str(struct ixw *w, const char *s);
+/* Appends entries; 0, or -ENOMEM (the writer then refuses to write). */
+int ixw_sec(struct ixw *w, const char *name, uint64_t size);
+int ixw_sym(struct ixw *w, const struct ix_sym *y);
+int ixw_fn(struct ixw *w, const struct ix_fn *f);
+int ixw_inl(struct ixw *w, const struct ix_inl *i);
+int ixw_line(struct ixw *w, const struct ix_line *l);
+size_t ixw_ninl(const struct ixw *w);
+/* Writes the index for a file of build_id and size to path, atomically. */
+int ixw_write(struct ixw *w, const char *path, const char *build_id,
+	      uint64_t file_size, struct ms_err *err);
+
+/* ---- reading ---- */
+
+struct ix {
+	void *map;
+	size_t map_len;
+	const struct ix_sec *secs;
+	const struct ix_sym *syms;
+	const struct ix_fn *fns;
+	const struct ix_inl *inls;
+	const struct ix_line *lines; /* sorted by (sec, off) */
+	const char *strs;
+	size_t n[IX_NTABLES]; /* entries; bytes for IX_STRS */
+};
+
+/*
+ * Maps path and checks it whole: header, checksum, every count, offset
+ * and reference. -ENOENT if there is none, -EINVAL (err says why) if it
+ * is damaged or of another file.
+ */
+int ix_open(const char *path, const char *build_id, uint64_t file_size,
+	    struct ix **ret, struct ms_err *err);
+/* Checks an index in memory, as ix_open does (for the fuzzer). */
+int ix_check(const void *buf, size_t len, const char *build_id,
+	     uint64_t file_size, struct ix *ix, struct ms_err *err);
+void ix_close(struct ix *ix);
+
+static inline const char *ix_str(const struct ix *ix, uint32_t off)
+{
+	return off == IX_NONE ? NULL : ix->strs + off;
+}
+
+#endif
