@@ -111,7 +111,7 @@ clean:
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem
+FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem index
 FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer

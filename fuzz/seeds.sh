@@ -11,8 +11,8 @@ OUT=${1:?usage: fuzz/seeds.sh OUTDIR}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 . "$(dirname "$0")/../tests/lib.sh"
 set -e
-rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp}
-mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp}
+rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index}
+mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index}
 
 KO=$T/mod/testmod.ko
 R=$T/root
@@ -45,6 +45,11 @@ done) >"$OUT/capture/shloop.txt"
 cat "$R/proc/kallsyms" "$OUT/capture/shloop.txt" >"$OUT/capture/mixed.txt"
 printf 'modsect-capture 1\nmodule a-b coming\nsection a-b .text\\x20x 0x10\nsection a-b .data 0x20\nbuild-id a-b 00ff\nsrcversion a-b X\nkallsyms a-b 10 t f\\x0a\ncore ffffffff81000000 T _stext\n' \
 	>"$OUT/capture/escapes.cap"
+
+# index: the index resolve writes of the test module.
+"$MODSECT" resolve --root "$R" --search "$T/mod" --offline --cache-dir "$T/ixcache" \
+	"$A_TEXT" >/dev/null 2>&1 || true
+cp "$T"/ixcache/index/*.ix "$OUT/index/" 2>/dev/null || true
 
 # kallsyms: lines of /proc/kallsyms and captures with core symbols.
 cp "$R/proc/kallsyms" "$OUT/kallsyms/proc-kallsyms.txt"

@@ -65,6 +65,8 @@ T=$(mktemp -d "$TESTS_DIR/out/$TNAME.XXXXXX") || {
 	echo "not ok - $TNAME: mktemp failed"
 	exit 1
 }
+# The caches (decompressed modules, indexes) of this test, not the user's.
+export XDG_CACHE_HOME=$T/xdg-cache
 export DEBUGINFOD_CACHE_PATH=$T/debuginfod-cache
 _cleanup() {
 	local p
