@@ -3,11 +3,14 @@ CC ?= gcc
 PKG_CONFIG ?= pkg-config
 PKGS := libelf libdw libdebuginfod libkmod json-c zlib liblzma libzstd libmd \
 	libbpf libkdumpfile liblz4
+# libdebuginfod is opened when needed (lib/finder.c), not linked: its
+# headers only.
+LINK_PKGS := $(filter-out libdebuginfod,$(PKGS))
 CFLAGS ?= -O2 -g
 WARN := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 SAN ?=
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE $(shell $(PKG_CONFIG) --cflags $(PKGS))
-LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS))
+LIBS = $(shell $(PKG_CONFIG) --libs $(LINK_PKGS))
 
 LIB_SRCS := $(wildcard lib/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)

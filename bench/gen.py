@@ -6,6 +6,7 @@ gen.py capture KO BASE              capture: the module's SHF_ALLOC sections
 gen.py random KO N SEED             N uniform offsets in .text (hex, one a line)
 gen.py returns KO                   offsets in .text right after each call
 gen.py oops KO N SEED               a 6.1-style oops with N btrfs frames
+gen.py batch KO COUNT               COUNT oopses of 10 to 40 frames, seeds 1..
 gen.py callsite < OOPS              the same oops with each call-trace offset
                                     minus 1 (the call instruction itself)
 """
@@ -101,7 +102,19 @@ def text_funcs(ko):
     return {n: v for n, v in funcs.items() if count[n] == 1 and v[1] > 0}
 
 
-def oops(ko, n, seed):
+def oops(ko, n, seed, tables=None):
+    funcs, frames = tables or oops_tables(ko)
+    print_oops(funcs, frames, n, seed)
+
+
+def batch(ko, count):
+    """count reports of 10 to 40 frames, seeds 1..count, one stream."""
+    tables = oops_tables(ko)
+    for s in range(1, count + 1):
+        oops(ko, 10 + s % 31, s, tables)
+
+
+def oops_tables(ko):
     funcs = text_funcs(ko)
     starts = sorted(funcs.items(), key=lambda kv: kv[1][0])
     rets = call_returns(ko)
@@ -116,6 +129,10 @@ def oops(ko, n, seed):
         name, (lo, size) = starts[i]
         if lo < a < lo + size:
             frames.append((name, a - lo, size))
+    return funcs, frames
+
+
+def print_oops(funcs, frames, n, seed):
     r = random.Random(seed)
     pick = r.sample(frames, n)
     print("[ 1234.567890] BUG: kernel NULL pointer dereference, address: 0000000000000008")
@@ -160,5 +177,7 @@ if __name__ == "__main__":
         returns(ko)
     elif cmd == "oops":
         oops(ko, int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "batch":
+        batch(ko, int(sys.argv[3]))
     else:
         sys.exit(__doc__)
