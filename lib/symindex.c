@@ -379,12 +379,15 @@ int ix_check(const void *buf, size_t len, const char *build_id,
 		return bad(err, "not an index of this version");
 	if (h.total != len)
 		return bad(err, "truncated or extended");
-	if (memchr(h.build_id, '\0', sizeof(h.build_id)) == NULL ||
-	    strcmp(h.build_id, build_id) || h.file_size != file_size)
+	if (len % 8)
+		return bad(err, "truncated or extended");
+	if (build_id &&
+	    (memchr(h.build_id, '\0', sizeof(h.build_id)) == NULL ||
+	     strcmp(h.build_id, build_id) || h.file_size != file_size))
 		return ms_err_set(err, EINVAL,
 				  "index of another file (build-id %.72s)",
 				  h.build_id);
-	if (len % 8 || file_sum(buf, len, &h) != h.sum)
+	if (build_id && file_sum(buf, len, &h) != h.sum)
 		return bad(err, "checksum");
 	for (int i = 0; i < IX_NTABLES; i++) {
 		uint64_t off = h.t[i].off, n = h.t[i].count;
@@ -430,7 +433,9 @@ int ix_open(const char *path, const char *build_id, uint64_t file_size,
 				  path);
 	}
 	ix->map_len = (size_t)st.st_size;
-	ix->map = mmap(NULL, ix->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* Read whole by the checksum: one call maps it all, not a fault a page. */
+	ix->map = mmap(NULL, ix->map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+		       fd, 0);
 	close(fd);
 	if (ix->map == MAP_FAILED) {
 		r = -errno;
