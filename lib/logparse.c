@@ -329,7 +329,8 @@ const char *ms_log_machine(const char *line)
 	for (size_t i = 0; i < sizeof(shows) / sizeof(*shows); i++) {
 		const char *p = strstr(line, shows[i].text);
 
-		if (p && (p == line || !isalnum((unsigned char)p[-1])))
+		/* A word of its own: "amd_pstate: " is an x86 driver's. */
+		if (p && (p == line || !symchar(p[-1])))
 			return shows[i].machine;
 	}
 	return NULL;

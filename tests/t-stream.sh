@@ -91,6 +91,17 @@ check_eq "70 MiB of input: exit 0" 0 "$RC"
 check "70 MiB of input: every byte comes out" cmp -s "$T/huge" "$T/huge.out"
 rm -f "$T/huge" "$T/huge.out"
 
+# A line of an x86 boot log that contains "pstate: " (amd_pstate, 6.12 in
+# QEMU) does not make the report an arm64 one.
+{
+	echo '[    2.213128] amd_pstate: the _CPC object is not present in SBIOS or ACPI disabled'
+	cat "$T/frames"
+} >"$T/pstate"
+ms "${DEC[@]}" "$T/pstate"
+check_rc "amd_pstate's line in an x86 report: exit 0" 0
+n=$(grep -aEc ' \[[az]mod\] .*[az]mod\.c:[0-9]+(:[0-9]+)?$' "$T/out")
+check_eq "amd_pstate's line in an x86 report: the 3 frames annotated" 3 "$n"
+
 # resolve: a NUL in an address line is refused, naming it.
 printf '0xffffffffc0a14000\0junk\n' | "$MODSECT" resolve --offline >"$T/out" 2>"$T/err"
 RC=$?
