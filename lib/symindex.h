@@ -97,7 +97,11 @@ struct ix {
  */
 int ix_open(const char *path, const char *build_id, uint64_t file_size,
 	    struct ix **ret, struct ms_err *err);
-/* Checks an index in memory, as ix_open does (for the fuzzer). */
+/*
+ * Checks an index in memory (8-byte aligned), as ix_open does; with
+ * build_id NULL all but whose file it is and its checksum, so that a
+ * fuzzer reaches the tables.
+ */
 int ix_check(const void *buf, size_t len, const char *build_id,
 	     uint64_t file_size, struct ix *ix, struct ms_err *err);
 void ix_close(struct ix *ix);
