@@ -129,8 +129,14 @@ static int open_debuginfod(struct ms_finder *fi)
 		return 0;
 	if (!urls || !*urls)
 		return -ENOSYS;
-	/* Asked for, but not installed (Debian: libdebuginfod1): say so. */
-	fi->dlib = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
+	/*
+	 * Asked for, but not installed (Debian: libdebuginfod1): say so.
+	 * NODELETE: libcurl's global state, set up by libdebuginfod's
+	 * constructor, is torn down only by its destructor at exit; unmapped
+	 * by dlclose, it would be lost (and LeakSanitizer says so).
+	 */
+	fi->dlib = dlopen("libdebuginfod.so.1",
+			  RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
 	if (!fi->dlib)
 		return -ELIBACC;
 	*(void **)&fi->dbegin = dlsym(fi->dlib, "debuginfod_begin");
