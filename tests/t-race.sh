@@ -41,14 +41,18 @@ flipper() {
 import os, sys
 t, m = sys.argv[1:]
 i = 0
+# The count by rename too: read while "w" has just truncated it, it was empty.
+def put(n):
+    open(t + "/flips.new", "w").write(str(n))
+    os.rename(t + "/flips.new", t + "/flips")
 while not os.path.exists(t + "/stop"):
     for s in "BA":
         os.symlink(t + "/sets/" + s, m + "/sections.new")
         os.rename(m + "/sections.new", m + "/sections")
     i += 1
     if i % 100 == 0:
-        open(t + "/flips", "w").write(str(i))
-open(t + "/flips", "w").write(str(i))
+        put(i)
+put(i)
 PY
 }
 
@@ -105,6 +109,9 @@ unloader() { # $1: "atomic" or "inplace" removal
 import os, shutil, sys
 t, m, how = sys.argv[1:]
 i = 0
+def put(n):
+    open(t + "/flips.new", "w").write(str(n))
+    os.rename(t + "/flips.new", t + "/flips")
 while not os.path.exists(t + "/stop"):
     if how == "atomic":
         os.rename(m, t + "/gone")
@@ -115,8 +122,8 @@ while not os.path.exists(t + "/stop"):
     os.rename(t + "/new", m)
     i += 1
     if i % 10 == 0:
-        open(t + "/flips", "w").write(str(i))
-open(t + "/flips", "w").write(str(i))
+        put(i)
+put(i)
 PY
 }
 for how in atomic; do
