@@ -7,15 +7,17 @@
 # a guest of another architecture, a static modsect is cross-built for it
 # (modsect-static-i686 with i686-linux-gnu-gcc, modsect-static-aarch64 with
 # aarch64-linux-gnu-gcc).  Every script runs; the exit status is 1 if any
-# failed.
+# failed.  MODSECT (default build/san/modsect) and, for host and
+# 6.12-amd64, MODSECT_STATIC (default modsect-static) may name other
+# binaries, e.g. copies that a rebuild cannot replace during the run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 k=${1:-host}
 cd "$top" || exit 1
-export MODSECT=$top/build/san/modsect
+export MODSECT=${MODSECT:-$top/build/san/modsect}
 export MODSECT_VM_KERNEL=$k
 export MODSECT_VM_OUT=$top/tests/vm/out/suite-$k
-static=$top/modsect-static
+static=${MODSECT_STATIC:-$top/modsect-static}
 srcs=$(make -s -f - print-static <<'EOF'
 include Makefile
 print-static:
@@ -42,8 +44,10 @@ arm64)
 esac
 export MODSECT_STATIC=$static
 rc=0
+# Each script in its own run directory, kept for a look after the suite.
 for t in test gdbcmd memsrc ingdb kernel; do
 	echo "== $k: tests/vm/$t.sh"
-	tests/vm/$t.sh || { rc=1; echo "== $k: tests/vm/$t.sh FAILED"; }
+	MODSECT_VM_RUN=$MODSECT_VM_OUT/run-$t tests/vm/$t.sh ||
+		{ rc=1; echo "== $k: tests/vm/$t.sh FAILED"; }
 done
 exit $rc
