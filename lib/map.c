@@ -126,15 +126,23 @@ int ms_map_add_core(struct ms_map *map, const char *name, uint64_t addr,
 	if (!(map->core[map->ncore].name = strdup(name)))
 		return -ENOMEM;
 	map->core[map->ncore].addr = addr;
+	map->core[map->ncore].seq = (uint32_t)map->ncore;
 	map->core[map->ncore++].type = type;
 	return 0;
 }
 
+/*
+ * Stable: of symbols at one address the kernel names the first in
+ * kallsyms order (get_symbol_pos), and every source adds them in that
+ * order.
+ */
 static int cmp_ksym(const void *a, const void *b)
 {
 	const struct ms_ksym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 int ms_map_finish(struct ms_map *map, struct ms_err *err)

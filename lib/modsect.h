@@ -98,6 +98,7 @@ struct ms_ksym {
 	char *name;
 	uint64_t addr;
 	char type;
+	uint32_t seq; /* core: order in the source, which breaks address ties */
 };
 
 struct ms_module {

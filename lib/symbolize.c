@@ -297,24 +297,30 @@ void ms_symbolizer_set_core(struct ms_symbolizer *s, const struct ms_map *map)
 	s->ncore = map->ncore - first;
 }
 
-/* kallsyms: the last symbol at or before addr, sized to the next one. */
+/*
+ * kallsyms: the symbol at or before addr, sized to the next one; of
+ * aliases the first in kallsyms order, as get_symbol_pos takes it (686:
+ * entry_SYSENTER_32, not __irqentry_text_end at the same address).
+ */
 static int core_lookup(const struct ms_symbolizer *s, uint64_t addr,
 		       struct ms_symres *res)
 {
-	size_t lo = MS_UPPER_BOUND(s->core, s->ncore, addr, addr), next;
+	size_t lo = MS_UPPER_BOUND(s->core, s->ncore, addr, addr), first;
+	const struct ms_ksym *k;
 
 	if (lo == 0)
 		return -ENOENT;
-	for (next = lo;
-	     next < s->ncore && s->core[next].addr == s->core[lo - 1].addr;)
-		next++;
 	/* Past the last symbol is outside the kernel image. */
-	if (next == s->ncore)
+	if (lo == s->ncore)
 		return -ENOENT;
+	for (first = lo - 1;
+	     first > 0 && s->core[first - 1].addr == s->core[lo - 1].addr;)
+		first--;
+	k = &s->core[first];
 	res->core = true;
-	res->symbol = s->core[lo - 1].name;
-	res->symbol_offset = res->addr - s->core[lo - 1].addr;
-	res->symbol_size = s->core[next].addr - s->core[lo - 1].addr;
+	res->symbol = k->name;
+	res->symbol_offset = res->addr - k->addr;
+	res->symbol_size = s->core[lo].addr - k->addr;
 	res->frames[0] = (struct ms_frame){ .func = res->symbol };
 	res->nframes = 1;
 	return 0;

@@ -63,6 +63,9 @@ DATA=0xffffffffc0b20000
 	echo "ffffffff81000000 T _stext"
 	echo "ffffffff81000100 T schedule"
 	echo "ffffffff81000200 t __schedule"
+	echo "ffffffff81001000 T entry_SYSENTER_32"
+	echo "ffffffff81001000 T __irqentry_text_end"
+	echo "ffffffff81001000 t zz_alias"
 	echo "ffffffff81002000 T _etext"
 	echo "0000000000001000 D some_percpu"
 } >"$T/cap"
@@ -136,7 +139,12 @@ check_rc "resolve: addresses in no module: exit 1" 1
 check_grep "resolve: 0x10 is in nothing (not a per-cpu symbol)" '^0x0000000000000010: in no module and no kernel symbol$' "$T/out"
 ms resolve --capture "$T/cap" --search "$M" --offline 0xffffffff81000210
 check_out "resolve: core kernel address from kallsyms, size to the next symbol" \
-	"0xffffffff81000210: __schedule+0x10/0x1e00 [kernel]"
+	"0xffffffff81000210: __schedule+0x10/0xe00 [kernel]"
+# Aliases: the kernel names the first in kallsyms order (get_symbol_pos),
+# whatever the names sort as (686's entry_SYSENTER_32).
+ms resolve --capture "$T/cap" --search "$M" --offline 0xffffffff81001004
+check_out "resolve: of aliases at one address, the first in kallsyms order" \
+	"0xffffffff81001004: entry_SYSENTER_32+0x4/0x1000 [kernel]"
 ms resolve --capture "$T/cap" --search "$M" --offline nonsense
 check_refused "resolve: not an address: exit 3, no output" 3 'not an address'
 
