@@ -116,16 +116,26 @@ FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem index
 FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_COMMON := -g -O1 -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined $(FUZZ_COMMON)
 
-build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRCS) $(HDRS) $(wildcard tests/tools/*.h)
+# The library is compiled once for every target (fuzzer-no-link: coverage
+# without libFuzzer's main); each target links it with its own main.
+FUZZ_OBJS := $(patsubst lib/%.c,build/fuzz/lib/%.o,$(LIB_SRCS))
+FUZZ_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
+	-D_GNU_SOURCE -Ilib $(shell $(PKG_CONFIG) --cflags $(PKGS))
+
+build/fuzz/lib/%.o: lib/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers \
-		$(FUZZ_FLAGS) -D_GNU_SOURCE -Ilib \
-		$(shell $(PKG_CONFIG) --cflags $(PKGS)) -o $@ $< $(LIB_SRCS) $(LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined \
+		$(FUZZ_COMMON) -c -o $@ $<
+
+build/fuzz/fuzz_%: fuzz/fuzz_%.c $(FUZZ_OBJS) $(HDRS) $(wildcard tests/tools/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJS) $(LIBS)
 
 fuzz-build: $(FUZZ_BINS)
+.SECONDARY: $(FUZZ_OBJS)
 
 fuzz: fuzz-build $(BIN)
 	fuzz/run.sh $(FUZZ_SECONDS)
