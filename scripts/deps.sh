@@ -28,6 +28,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
+# A mirror in the middle of a sync fails one index ("File has unexpected
+# size"); once more, then the install from the lists as they are.
+apt-get update -qq >&2 || { sleep 10 && apt-get update -qq >&2; } ||
+	echo "apt-get update failed; installing from the package lists as they are" >&2
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >&2

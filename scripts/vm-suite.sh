@@ -7,9 +7,10 @@
 # a guest of another architecture, a static modsect is cross-built for it
 # (modsect-static-i686 with i686-linux-gnu-gcc, modsect-static-aarch64 with
 # aarch64-linux-gnu-gcc).  Every script runs; the exit status is 1 if any
-# failed.  MODSECT (default build/san/modsect) and, for host and
-# 6.12-amd64, MODSECT_STATIC (default modsect-static) may name other
-# binaries, e.g. copies that a rebuild cannot replace during the run.
+# failed.  VM_SUITE names a subset of the scripts ("memsrc ingdb").
+# MODSECT (default build/san/modsect) and, for host and 6.12-amd64,
+# MODSECT_STATIC (default modsect-static) may name other binaries, e.g.
+# copies that a rebuild cannot replace during the run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 k=${1:-host}
@@ -45,7 +46,8 @@ esac
 export MODSECT_STATIC=$static
 rc=0
 # Each script in its own run directory, kept for a look after the suite.
-for t in test gdbcmd memsrc ingdb kernel; do
+# VM_SUITE="memsrc ingdb" runs only those scripts.
+for t in ${VM_SUITE:-test gdbcmd memsrc ingdb kernel}; do
 	echo "== $k: tests/vm/$t.sh"
 	MODSECT_VM_RUN=$MODSECT_VM_OUT/run-$t tests/vm/$t.sh ||
 		{ rc=1; echo "== $k: tests/vm/$t.sh FAILED"; }

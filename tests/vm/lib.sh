@@ -55,8 +55,11 @@ vm_need_pkgs() {
 	fi
 	vm_log "installing:$missing"
 	if [ -z "$VM_APT_UPDATED" ]; then
+		# A mirror in the middle of a sync fails one index ("File has
+		# unexpected size"); once more, then the lists as they are.
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 ||
-			vm_die "apt-get update failed"
+			{ sleep 10 && DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2; } ||
+			vm_log "apt-get update failed; installing from the package lists as they are"
 		VM_APT_UPDATED=1
 	fi
 	# shellcheck disable=SC2086
