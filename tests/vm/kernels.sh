@@ -79,14 +79,20 @@ vm_apt_dep() {
 # once per kernel version; sets VM_ROOT, VM_KREL.
 vm_fetch_kernel() {
 	local a=$VM_DEB_ARCH image headers common kbuild ver root dl p
+	# An architecture added here needs its package lists, even when an
+	# update ran before it (lib.sh's install of qemu-system-arm).
+	if [ "$(id -u)" = 0 ] && [ "$a" != amd64 ] &&
+		! dpkg --print-foreign-architectures | grep -qx "$a"; then
+		dpkg --add-architecture "$a" || vm_die "dpkg --add-architecture $a failed"
+		VM_APT_UPDATED=
+	fi
 	if [ -z "${VM_APT_UPDATED:-}" ] && [ "$(id -u)" = 0 ]; then
-		if [ "$a" != amd64 ] && ! dpkg --print-foreign-architectures | grep -qx "$a"; then
-			dpkg --add-architecture "$a" || vm_die "dpkg --add-architecture $a failed"
-		fi
 		# A mirror in the middle of a sync fails the update of one index
-		# ("File has unexpected size"): the lists already there still
-		# name the kernel, and a tree made from them (.stamp) is reused.
+		# ("File has unexpected size"): once more, then the lists there
+		# are (they still name the kernel; a tree made from them, .stamp,
+		# is reused).
 		DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 ||
+			{ sleep 10 && DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2; } ||
 			vm_log "apt-get update failed; going on with the package lists as they are"
 		VM_APT_UPDATED=1
 	fi
