@@ -39,13 +39,17 @@ static uint64_t get(const struct ms_kimage *k, size_t off, unsigned int n)
 /*
  * The link address of the image from the relocation of
  * kallsyms_relative_base (see above); 0 and *relbase_ret untouched if
- * there is not exactly one candidate.
+ * there is none. Another pointer can happen to sit where the kallsyms
+ * pointer would if the image were linked 2 MiB lower (Debian's
+ * 6.1.0-50-arm64: places 0x...8d24540 and 0x...8f24540). KIMAGE_VADDR
+ * is far more aligned than 2 MiB (6.1: 0xffff800008000000, 128 MiB), so
+ * of the candidates the most aligned wins, then the one whose
+ * kallsyms_relative_base (the lowest symbol) is nearest the start.
  */
 static uint64_t link_base(const struct ms_kimage *k, size_t relbase_off,
 			  uint64_t image_size, uint64_t *relbase_ret)
 {
 	uint64_t base = 0, relbase = 0;
-	size_t n = 0;
 
 	for (size_t p = 0; p + 24 <= k->size; p += 8) {
 		uint64_t place, b, add;
@@ -56,16 +60,17 @@ static uint64_t link_base(const struct ms_kimage *k, size_t relbase_off,
 		b = place - relbase_off;
 		add = get(k, p + 16, 8);
 		if (place < relbase_off || b % BASE_ALIGN || add < b ||
-		    add - b >= image_size)
+		    add - b >= image_size || !b)
 			continue;
-		if (n == 0 || b != base)
-			n++;
+		if (base && (__builtin_ctzll(b) < __builtin_ctzll(base) ||
+			     (__builtin_ctzll(b) == __builtin_ctzll(base) &&
+			      add - b >= relbase - base)))
+			continue;
 		base = b;
 		relbase = add;
 	}
-	if (n != 1)
-		return 0;
-	*relbase_ret = relbase;
+	if (base)
+		*relbase_ret = relbase;
 	return base;
 }
 
