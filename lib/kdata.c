@@ -10,6 +10,9 @@
  *    (RO_DATA in include/asm-generic/vmlinux.lds.h), kept only if libbpf
  *    parses it and it describes struct module;
  *  - the release by linux_banner ("Linux version %s (", init/version.c);
+ *  - the build-id by its note (NT_GNU_BUILD_ID, "GNU") in .notes, which
+ *    RO_DATA puts just before the BTF (NOTES then BTF, since BTF's
+ *    section was added there in 7472d5a642c9, 5.7);
  *  - the module list head by the code of print_modules(), a text symbol
  *    whose list_for_each_entry_rcu(mod, &modules, list) loads &modules
  *    (arm64: ADRP + ADD or LDR); each address it computes is a candidate,
@@ -71,7 +74,46 @@ static int try_btf(struct kern *k, uint64_t at, size_t len)
 	}
 	k->btf = btf;
 	k->btf_data = data;
+	k->btf_addr = at;
 	return 0;
+}
+
+#define KDATA_NOTES_BEFORE 4096u
+
+/*
+ * The build-id note nearest before the BTF: Elf_Nhdr namesz 4, descsz
+ * 1..64, type 3, then "GNU\0". The last one in the window is taken, the
+ * kernel's own; a module's note would not sit in vmlinux's RO_DATA.
+ */
+void kdata_notes_build_id(struct kern *k)
+{
+	unsigned char buf[KDATA_NOTES_BEFORE];
+	struct ms_err e = { 0 };
+	uint64_t from;
+	size_t best = SIZE_MAX;
+
+	if (k->build_id || !k->btf_addr || k->btf_addr < sizeof(buf))
+		return;
+	from = k->btf_addr - sizeof(buf);
+	if (ms_mem_read(k->mem, from, buf, sizeof(buf), "kernel notes", &e))
+		return;
+	for (size_t i = 0; i + 16 <= sizeof(buf); i += 4) {
+		uint32_t nsz, dsz, type;
+
+		memcpy(&nsz, buf + i, 4);
+		memcpy(&dsz, buf + i + 4, 4);
+		memcpy(&type, buf + i + 8, 4);
+		if (k->big_endian) {
+			nsz = __builtin_bswap32(nsz);
+			dsz = __builtin_bswap32(dsz);
+			type = __builtin_bswap32(type);
+		}
+		if (nsz == 4 && type == NT_GNU_BUILD_ID && dsz && dsz <= 64 &&
+		    i + 16 + dsz <= sizeof(buf) && !memcmp(buf + i + 12, "GNU", 4))
+			best = i;
+	}
+	if (best != SIZE_MAX)
+		k->build_id = ms_notes_build_id(buf + best, sizeof(buf) - best);
 }
 
 int kdata_find_btf(struct kern *k, uint64_t from, struct ms_err *err)

@@ -233,6 +233,11 @@ static int from_image(struct kern *k, const char *path, bool force,
 		if (r)
 			return r;
 	}
+	/* For kernels whose kallsyms has no init_uts_ns (see kdata.c). */
+	if (kdata_banner_release((const unsigned char *)ms_kimage_banner(k->img),
+				 strlen(ms_kimage_banner(k->img)),
+				 &k->banner_release) == -ENOMEM)
+		return ms_err_errno(err, ENOMEM, "banner");
 	r = check_build_id(k, force, err);
 	if (!r)
 		r = ms_kimage_ksymtab(k->img, &k->ksyms, err);
@@ -402,6 +407,7 @@ static int memory_btf(struct kern *k, uint64_t after, struct ms_err *err)
 	if (!r)
 		r = ms_mem_read(k->mem, at, k->btf_data, len, "the kernel's BTF",
 				err);
+	k->btf_addr = at;
 	if (!r && !(k->btf = btf__new(k->btf_data, (uint32_t)len)))
 		r = ms_err_set(err, EBADMSG,
 			       "%s: the kernel's BTF at 0x%" PRIx64 " does not parse",
@@ -450,6 +456,9 @@ static int from_memory(struct kern *k, struct ms_err *err)
 			k->build_id = ms_notes_build_id(notes, len);
 		free(notes);
 	}
+	/* No __start_notes in a kallsyms of text only (kdata.c). */
+	if (!r)
+		kdata_notes_build_id(k);
 	return r;
 }
 

@@ -30,6 +30,7 @@ struct kern {
 	uint64_t link_start, link_end; /* the image, _text.._end */
 	struct btf *btf;
 	void *btf_data; /* read from memory, if no image */
+	uint64_t btf_addr; /* where btf_data was read, if from memory */
 	int ptr_size; /* 4 or 8 */
 	bool big_endian;
 	int elf_machine;
@@ -106,6 +107,7 @@ int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
  * linux_banner in p; the module list head from print_modules()'s code.
  */
 int kdata_find_btf(struct kern *k, uint64_t from, struct ms_err *err);
+void kdata_notes_build_id(struct kern *k);
 int kdata_banner_release(const unsigned char *p, size_t len, char **ret);
 int kdata_modules(const struct kern *k, const struct klayout *l,
 		  uint64_t *head, struct ms_err *err);
