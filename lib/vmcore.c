@@ -329,6 +329,43 @@ static int vmcore_probe(struct vmcore *vc, const char *path,
  */
 #define DISKDUMP_UTS_LEN 65
 #define DISKDUMP_MACHINE_OFF (8 + 4 + 4 * DISKDUMP_UTS_LEN)
+#define DISKDUMP_BLOCK_SIZE_OFF 428 /* after the timestamp and status */
+#define KDUMP_SUB_VMCOREINFO_OFF 32 /* kdump_sub_header, 64-bit, v3+ */
+#define VMCOREINFO_MAX (1u << 20)
+
+/*
+ * QEMU says "Unknown" for a guest with no ELF_MACHINE_UNAME (arm64: its
+ * 7.2 writes only x86's). The dump's VMCOREINFO (kdump_sub_header's
+ * offset_vmcoreinfo, which QEMU fills from the guest's vmcoreinfo
+ * device) still tells arm64 by the value only it exports,
+ * NUMBER(kimage_voffset) (arch/arm64/kernel/crash_core.c).
+ */
+static uint32_t diskdump_block_size(int fd)
+{
+	uint32_t block;
+
+	return pread(fd, &block, 4, DISKDUMP_BLOCK_SIZE_OFF) == 4 ? block : 0;
+}
+
+static const char *machine_from_vmcoreinfo(int fd)
+{
+	uint32_t version, block = diskdump_block_size(fd);
+	uint64_t sub[2];
+	char *vi;
+	const char *m = NULL;
+
+	if (pread(fd, &version, 4, 8) != 4 || version < 3 || !block ||
+	    pread(fd, sub, sizeof(sub), (off_t)block + KDUMP_SUB_VMCOREINFO_OFF) !=
+		    (ssize_t)sizeof(sub) ||
+	    !sub[1] || sub[1] > VMCOREINFO_MAX || sub[0] > INT64_MAX ||
+	    !(vi = calloc(1, sub[1] + 1)))
+		return NULL;
+	if (pread(fd, vi, sub[1], (off_t)sub[0]) == (ssize_t)sub[1] &&
+	    strstr(vi, "NUMBER(kimage_voffset)="))
+		m = "aarch64";
+	free(vi);
+	return m;
+}
 
 static int vmcore_fix_arch(struct vmcore *vc, const char *path,
 			   struct ms_err *err)
@@ -350,12 +387,51 @@ static int vmcore_fix_arch(struct vmcore *vc, const char *path,
 		return 0;
 	}
 	machine[DISKDUMP_UTS_LEN] = '\0';
+	if (!strcmp(machine, "Unknown")) {
+		const char *m = machine_from_vmcoreinfo(vc->fd);
+
+		if (!m) {
+			kdump_clear_err(vc->ctx);
+			return 0;
+		}
+		snprintf(machine, sizeof(machine), "%s", m);
+	}
 	ks = kdump_set_string_attr(vc->ctx, "linux.uts.machine", machine);
 	if (ks != KDUMP_OK)
 		return ms_err_set(err, kdump_errno(ks),
 				  "--vmcore %s: machine \"%s\" of the kdump header: %s",
 				  path, MS_ESC(machine), kdump_msg(vc->ctx, ks));
 	return 0;
+}
+
+/*
+ * QEMU 7.2 writes an arm64 guest's compressed kdump in 64 KiB blocks
+ * (target/arm/arch_dump.c: page_size 1 << 16, whatever the guest's), and
+ * libkdumpfile 0.5.1 then numbers the blocks by the kernel's 4 KiB pages:
+ * every read is an "Out-of-bounds PFN". Say so, and what works.
+ */
+static int vmcore_check_blocks(struct vmcore *vc, const char *path,
+			       struct ms_err *err)
+{
+	const char *fmt, *ps = vc->vmcoreinfo ?
+				       strstr(vc->vmcoreinfo, "PAGESIZE=") :
+				       NULL;
+	uint32_t block = diskdump_block_size(vc->fd);
+	unsigned long page;
+
+	if (kdump_get_string_attr(vc->ctx, KDUMP_ATTR_FILE_FORMAT, &fmt) !=
+		    KDUMP_OK ||
+	    strcmp(fmt, "diskdump") || !ps ||
+	    (ps != vc->vmcoreinfo && ps[-1] != '\n')) {
+		kdump_clear_err(vc->ctx);
+		return 0;
+	}
+	page = strtoul(ps + strlen("PAGESIZE="), NULL, 10);
+	if (!block || !page || block == page)
+		return 0;
+	return ms_err_set(err, ENOTSUP,
+			  "--vmcore %s: a compressed kdump in %" PRIu32 "-byte blocks of a kernel with %lu-byte pages (QEMU's dump-guest-memory -z/-l/-s of an arm64 guest), which libkdumpfile cannot read; dump it in ELF format (dump-guest-memory without -z), or give --kernel-image and --remote to the live target",
+			  path, block, page);
 }
 
 /*
@@ -384,7 +460,7 @@ static int vmcore_setup_xlat(struct vmcore *vc, const char *path,
 	if (ks == KDUMP_ERR_SYSTEM)
 		return ms_err_errno(err, kdump_errno(ks), "--vmcore %s: VMCOREINFO",
 				    path);
-	return 0;
+	return vmcore_check_blocks(vc, path, err);
 }
 
 int ms_vmcore_open(const char *path, struct ms_mem **ret, struct ms_err *err)
