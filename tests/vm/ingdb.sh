@@ -95,7 +95,7 @@ session() {
 		if [ -n "$poke" ]; then
 			echo "break modsect_test_poke"
 			echo "shell printf 'poke $poke\\n' > $VM_RUN/trigger.in"
-			echo "continue"
+			vm_bp_continue
 			echo "bt"
 			echo "delete"
 		fi
@@ -122,7 +122,7 @@ if [ -z "${MODSECT_VM_INGDB_FOLLOW_ONLY:-}" ]; then
 session image "gdb --all --kernel --kernel-image $VM_KERNEL $FIND" 9
 # bt: the module's frames with their source lines, then core frames named
 # from the kallsyms ELF (param_attr_store is what calls a parameter's set).
-if grep -qE "^Breakpoint 1, (0x[0-9a-f]+ in )?modsect_test_poke \(value=9\) at .*modsect_test\.c:[0-9]+" "$W/image.out"; then
+if grep -qE "^Breakpoint 1(\.2)?, (0x[0-9a-f]+ in )?modsect_test_poke \(value=9\) at .*modsect_test\.c:[0-9]+" "$W/image.out"; then
 	ok "breakpoint on modsect_test_poke hit with value=9, file:line"
 else
 	bad "breakpoint on modsect_test_poke not hit (with file:line)"
@@ -277,11 +277,11 @@ python print("AFTER-UNLOAD " + gdb.execute("info symbol 0x$POKE_OLD", to_string=
 delete
 break modsect_test_init
 shell printf 'load modsect_test\n' > $VM_RUN/trigger.in
-continue
+$(vm_bp_continue)
 delete
 break modsect_test_poke
 shell printf 'cycle 3\n' > $VM_RUN/trigger.in
-continue
+$(vm_bp_continue)
 delete
 modsect follow off
 detach
@@ -295,12 +295,12 @@ if grep -qx 'AFTER-UNLOAD No symbol matches 0x'"$POKE_OLD"'\.' "$W/follow.out"; 
 else
 	bad "follow: after the unload, $(grep '^AFTER-UNLOAD' "$W/follow.out" || echo 'no answer')"
 fi
-if grep -qE "^Breakpoint [0-9]+, (0x[0-9a-f]+ in )?modsect_test_init \(\) at .*modsect_test\.c:[0-9]+" "$W/follow.out"; then
+if grep -qE "^Breakpoint [0-9]+(\.2)?, (0x[0-9a-f]+ in )?modsect_test_init \(\) at .*modsect_test\.c:[0-9]+" "$W/follow.out"; then
 	ok "follow: a breakpoint on modsect_test_init set before the load is hit with file:line"
 else
 	bad "follow: the breakpoint on modsect_test_init was not hit with file:line"
 fi
-if grep -qE "^Breakpoint [0-9]+, (0x[0-9a-f]+ in )?modsect_test_poke \(value=13\) at .*modsect_test\.c:[0-9]+" "$W/follow.out"; then
+if grep -qE "^Breakpoint [0-9]+(\.2)?, (0x[0-9a-f]+ in )?modsect_test_poke \(value=13\) at .*modsect_test\.c:[0-9]+" "$W/follow.out"; then
 	ok "follow: the user's breakpoint on modsect_test_poke is hit after 3 more unloads and loads"
 else
 	bad "follow: the breakpoint on modsect_test_poke was not hit after the unload/load cycles"

@@ -215,6 +215,16 @@ vm_gdb_arch() {
 	esac
 }
 
+# vm_bp_continue: the gdb `continue`s that run the guest to a breakpoint on
+# a module function.  On arm64 -fpatchable-function-entry puts NOPs
+# between the ELF symbol and the DWARF function: `break f` has two
+# locations, N.1 at the ELF symbol (no arguments yet) and N.2 at the
+# function's first line, so two.
+vm_bp_continue() {
+	echo continue
+	[ "$VM_ARCH" != aarch64 ] || echo continue
+}
+
 # vm_lldb_arch: the guest's architecture as lldb's `target create --arch`
 # names it.
 vm_lldb_arch() {

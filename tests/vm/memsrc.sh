@@ -181,7 +181,25 @@ fi
 # hex2str: the bytes of memread's "ADDR HEX" line up to the first NUL.
 hex2str() { awk '{ print $2 }' | python3 -c 'import sys; sys.stdout.write(bytes.fromhex(sys.stdin.read().strip()).split(b"\0")[0].decode("latin-1"))'; }
 
-for fmt in elf kdump; do
+# QEMU 7.2 writes an arm64 guest's kdump in 64 KiB blocks of a kernel
+# with 4 KiB pages, which libkdumpfile 0.5.1 cannot read: modsect must
+# refuse it, saying why and what to do (lib/vmcore.c).
+FMTS="elf kdump"
+KDUMP_OK=1
+if [ "$VM_ARCH" = aarch64 ]; then
+	FMTS=elf
+	KDUMP_OK=
+	if run kdump-arm64 "$MS" capture --vmcore "$W/core.kdump" -o "$W/kdump-arm64.txt"; then
+		bad "[kdump] QEMU's arm64 kdump-zlib read, though libkdumpfile 0.5.1 cannot (update this test)"
+	elif grep -q "compressed kdump in 65536-byte blocks of a kernel with 4096-byte pages.*dump it in ELF format" "$W/kdump-arm64.err" &&
+		[ ! -s "$W/kdump-arm64.txt" ]; then
+		ok "[kdump] QEMU's arm64 kdump-zlib refused, nothing written: $(head -c 200 "$W/kdump-arm64.err")"
+	else
+		bad "[kdump] QEMU's arm64 kdump-zlib: unclear error"
+		detail <"$W/kdump-arm64.err"
+	fi
+fi
+for fmt in $FMTS; do
 	core=$W/core.$fmt
 	if run "vmcoreinfo-$fmt" "$MEMREAD" --vmcore "$core" --vmcoreinfo OSRELEASE --vmcoreinfo KERNELOFFSET; then
 		rel=$(sed -n 's/^OSRELEASE=//p' "$W/vmcoreinfo-$fmt.out")
@@ -239,7 +257,9 @@ for fmt in elf kdump; do
 		fi
 	done
 done
-if [ -s "$W/text-elf.txt" ] && cmp -s "$W/text-elf.txt" "$W/text-kdump.txt" &&
+if [ -z "$KDUMP_OK" ]; then
+	:
+elif [ -s "$W/text-elf.txt" ] && cmp -s "$W/text-elf.txt" "$W/text-kdump.txt" &&
 	[ "$(grep -c . "$W/text-elf.txt")" = "$(echo "$MODS" | wc -w)" ]; then
 	ok "module .text bytes identical in the ELF and kdump vmcores ($(echo "$MODS" | wc -w) modules)"
 else
@@ -314,8 +334,10 @@ capture() {
 
 capture vmcore-elf-image --vmcore "$W/core.elf" --kernel-image "$VM_KERNEL"
 capture vmcore-elf --vmcore "$W/core.elf"
-capture vmcore-kdump-image --vmcore "$W/core.kdump" --kernel-image "$VM_KERNEL"
-capture vmcore-kdump --vmcore "$W/core.kdump"
+if [ -n "$KDUMP_OK" ]; then
+	capture vmcore-kdump-image --vmcore "$W/core.kdump" --kernel-image "$VM_KERNEL"
+	capture vmcore-kdump --vmcore "$W/core.kdump"
+fi
 capture remote-image --remote "$REMOTE" --kernel-image "$VM_KERNEL"
 capture remote --remote "$REMOTE"
 
@@ -391,8 +413,10 @@ open(dst, "wb").write(img + pay)
 print(new.hex())
 EOF
 ) || bad "could not make a vmlinuz with another build-id"
+WRONG_FMT=kdump
+[ -n "$KDUMP_OK" ] || WRONG_FMT=elf
 if [ -n "$WRONG_BID" ]; then
-	for src in "remote:--remote $REMOTE" "vmcore:--vmcore $W/core.kdump"; do
+	for src in "remote:--remote $REMOTE" "vmcore:--vmcore $W/core.$WRONG_FMT"; do
 		# shellcheck disable=SC2086
 		if run "wrong-${src%%:*}" "$MS" capture ${src#*:} --kernel-image "$WRONG" -o "$W/wrong.txt"; then
 			bad "[${src%%:*}] a vmlinuz with build-id $WRONG_BID was accepted for the kernel $KBID"
@@ -429,12 +453,14 @@ if run gdb-remote "$MS" gdb --all --remote "$REMOTE" --kernel-image "$VM_KERNEL"
 		echo "source $W/remote.gdb"
 		echo "source $VM_DIR/symdump.py"
 		echo "python ms_addr('$W/sym/all.uexp', 'SYM')"
+		# arm64: functions behind patchable NOPs (vm_compare_syms).
+		[ "$VM_ARCH" != aarch64 ] || echo "python ms_where('$W/sym/all.uexp', 'RSYM')"
 		echo "detach"
 	} >"$W/remote-session.gdb"
 	rc=0
-	timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$W/remote-session.gdb" >"$W/remote-session.out" 2>&1 </dev/null || rc=$?
+	timeout "$GDB_TIMEOUT" "$(vm_gdb)" -q -nx -batch -x "$W/remote-session.gdb" >"$W/remote-session.out" 2>&1 </dev/null || rc=$?
 	[ "$rc" = 0 ] || bad "gdb on the stub: exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
-	res=$(vm_compare_syms "$W/sym/all.uexp" "$W/remote-session.out")
+	res=$(vm_compare_syms "$W/sym/all.uexp" "$W/remote-session.out" SYM RSYM)
 	read -r _ nok nbad <<<"$(tail -n 1 <<<"$res")"
 	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
 		ok "gdb on the stub sourcing modsect gdb --all --remote: $nok/$nok module symbols at their kallsyms addresses"
