@@ -407,7 +407,8 @@ static int memory_btf(struct kern *k, uint64_t after, struct ms_err *err)
 	if (!r)
 		r = ms_mem_read(k->mem, at, k->btf_data, len, "the kernel's BTF",
 				err);
-	k->btf_addr = at;
+	if (!r)
+		k->btf_addr = at;
 	if (!r && !(k->btf = btf__new(k->btf_data, (uint32_t)len)))
 		r = ms_err_set(err, EBADMSG,
 			       "%s: the kernel's BTF at 0x%" PRIx64 " does not parse",
