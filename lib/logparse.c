@@ -66,7 +66,7 @@ static const char *hex(const char *p, uint64_t *v)
 	return end - s > 16 ? NULL : end;
 }
 
-enum site { SITE_EXACT, SITE_PC, SITE_RETURN };
+enum site { SITE_EXACT, SITE_PC, SITE_RETURN, SITE_WARN };
 
 /*
  * Words that say what the frames after them are, up to the next such word
@@ -85,8 +85,15 @@ static const struct {
 	{ "PC is at ", SITE_PC }, /* arm, and arm64 before 4.16 */
 	{ "lr : ", SITE_RETURN }, /* arm64 and arm: the link register */
 	{ "LR is at ", SITE_RETURN },
-	{ "WARNING: ", SITE_EXACT }, /* kernel/panic.c __warn "... at" */
-	{ "BUG: ", SITE_EXACT }, /* "BUG: KASAN: ... in" */
+	{ "WARNING: ", SITE_WARN }, /* kernel/panic.c __warn "... at" */
+	/*
+	 * mm/kasan/report.c: "BUG: KASAN: %s in %pS" of kasan_report's ip,
+	 * the _RET_IP_ of the instrumented access's __asan_load/store call.
+	 * Before "BUG: ", which the same position also matches.
+	 */
+	{ "BUG: KASAN: ", SITE_RETURN },
+	{ "BUG: KASan: ", SITE_RETURN }, /* before 4.x */
+	{ "BUG: ", SITE_EXACT },
 	{ "kernel BUG at ", SITE_EXACT },
 };
 
@@ -297,6 +304,17 @@ int ms_log_frame(const char *line, size_t from, struct ms_logframe *f)
 		site = site_of(line, f->start);
 		f->exact = site != SITE_RETURN;
 		f->regs_pc = site == SITE_PC;
+		/*
+		 * __warn prints the trapping instruction where the WARN is a
+		 * trap (report_bug: x86 since 4.11, arm64), the caller's
+		 * return address where it calls warn_slowpath_fmt (32-bit
+		 * ARM, which the caller knows; x86 before that, whose
+		 * "at %s:%d %pS()" says so itself).
+		 */
+		if (site == SITE_WARN) {
+			f->warning = true;
+			f->exact = strncmp(line + f->end, "()", 2) != 0;
+		}
 		source_suffix(line, f);
 		return 1;
 	}
@@ -312,7 +330,9 @@ bool ms_log_trace_start(const char *line)
 
 /*
  * The architecture a line shows, as uname -m names it, or NULL: arm64's
- * "pstate: " and "Call trace:" (x86 prints "Call Trace:"), i386's "EIP: ",
+ * "pstate: " and "Call trace:" (x86 prints "Call Trace:"), 32-bit ARM's
+ * "psr: " and "[<%08lx>] (%ps) from [<%08lx>] (%pS)" (arch/arm/kernel:
+ * process.c __show_regs, traps.c dump_backtrace_entry), i386's "EIP: ",
  * x86-64's "RIP: ".
  */
 const char *ms_log_machine(const char *line)
@@ -322,6 +342,8 @@ const char *ms_log_machine(const char *line)
 	} shows[] = {
 		{ "pstate: ", "aarch64" },
 		{ "Call trace:", "aarch64" },
+		{ "psr: ", "armv7l" },
+		{ ") from [<", "armv7l" },
 		{ "EIP: ", "i686" },
 		{ "RIP: ", "x86_64" },
 	};
@@ -330,7 +352,8 @@ const char *ms_log_machine(const char *line)
 		const char *p = strstr(line, shows[i].text);
 
 		/* A word of its own: "amd_pstate: " is an x86 driver's. */
-		if (p && (p == line || !symchar(p[-1])))
+		if (p && (p == line || !symchar(p[-1]) ||
+			  !symchar(shows[i].text[0])))
 			return shows[i].machine;
 	}
 	return NULL;

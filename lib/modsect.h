@@ -509,6 +509,11 @@ struct ms_logframe {
 	uint64_t address; /* as printed: 32-bit ones are not extended */
 	bool exact; /* where execution was (RIP, pc, WARNING at), not a return */
 	bool regs_pc; /* a register dump's program counter (RIP:, EIP:, pc :) */
+	/*
+	 * A WARNING's "at": exact unless the architecture warns through
+	 * warn_slowpath_fmt (32-bit ARM), which prints a return address.
+	 */
+	bool warning;
 };
 
 /*

@@ -170,6 +170,7 @@ struct hit {
 /* What the lines so far have said, for the lines after them. */
 struct report {
 	bool pac; /* arm64: raw addresses may carry a PAC */
+	bool warn_returns; /* a WARNING's "at" is a return address (32-bit ARM) */
 	bool have_pc; /* pc holds the last register dump's pc */
 	bool trace_first; /* the next frame is a "Call trace:"'s first */
 	struct ms_logframe pc;
@@ -364,6 +365,8 @@ static int decode_line(struct lazy *z, struct report *rep, FILE *out,
 		int rc;
 
 		track(rep, &f, &first);
+		if (f.warning && rep->warn_returns)
+			f.exact = false;
 		h->f = f;
 		rc = locate(z, rep->pac, &h->f, &h->r, err);
 		if (rc < 0)
@@ -556,10 +559,20 @@ static int decoder_init(struct decoder *d, struct opts *o,
 		r = place_missing(d->map, d->fi, &d->pl, a->parse, a->n, err);
 	if (!r)
 		r = lazy_init(&d->z, d->ctx, d->fi, o, d->map, err);
-	/* Raw addresses of an arm64 report may carry a PAC. */
-	if (!r)
-		d->rep.pac = ms_machine_arm64(d->map->machine ? d->map->machine :
-								shown);
+	if (!r) {
+		const char *m = d->map->machine ? d->map->machine : shown;
+		int em = 0, cls, data;
+
+		/* Raw addresses of an arm64 report may carry a PAC. */
+		d->rep.pac = ms_machine_arm64(m);
+		/*
+		 * 32-bit ARM has no __WARN_FLAGS: WARN() calls
+		 * warn_slowpath_fmt, and __warn prints its return address
+		 * (arch/arm/include/asm/bug.h, kernel/panic.c).
+		 */
+		d->rep.warn_returns = m && ms_machine_elf(m, &em, &cls, &data) == 0 &&
+				      em == EM_ARM;
+	}
 	return r;
 }
 
