@@ -124,6 +124,53 @@ compare_section .text.unlikely "$UNLIKELY"
 check_same "resolve: every .text.unlikely byte agrees with eu-addr2line" "$T/ref" "$T/ours"
 check "resolve: compared $(wc -l <"$T/ref") .text.unlikely addresses" test "$(wc -l <"$T/ref")" -gt 5
 
+# A batch is looked up in address order, 8,192 at a time, and answered in
+# the order given: 20,000 addresses (three chunks) in shuffled order with
+# repeats, as text and JSON, each answer the one of that address alone.
+python3 - "$TEXT" "$(secsize .text)" >"$T/batch" <<'PY'
+import random, sys
+base, n = int(sys.argv[1], 16), int(sys.argv[2])
+rng = random.Random(14)
+addrs = [base + rng.randrange(n) for _ in range(20000)]
+addrs += addrs[:50]             # repeats, far apart
+addrs.insert(10, addrs[9])      # and side by side
+addrs.append(0x10)              # in nothing
+rng.shuffle(addrs)
+print('\n'.join('0x%x' % a for a in addrs))
+PY
+"$MODSECT" resolve --capture "$T/cap" --search "$M" --offline <"$T/batch" >"$T/batch.txt" 2>"$T/batch.err"
+RC=$?
+check_rc "resolve batch of 20,052: exit 1 (one address in nothing)" 1
+"$MODSECT" resolve --json --capture "$T/cap" --search "$M" --offline <"$T/batch" >"$T/batch.json" 2>>"$T/batch.err"
+sort -u "$T/batch" >"$T/batch.u"
+"$MODSECT" resolve --capture "$T/cap" --search "$M" --offline <"$T/batch.u" >"$T/batch.u.txt" 2>>"$T/batch.err"
+python3 - "$T/batch" "$T/batch.txt" "$T/batch.json" "$T/batch.u" "$T/batch.u.txt" >"$T/batch.check" <<'PY'
+import json, sys
+given = [int(l, 16) for l in open(sys.argv[1]).read().split()]
+def blocks(path):
+    out = []
+    for line in open(path).read().split('\n'):
+        if line and not line.startswith(' '):
+            out.append(line)
+        elif line:
+            out[-1] += '\n' + line
+    return out
+text = blocks(sys.argv[2])
+alone = dict(zip((int(l, 16) for l in open(sys.argv[4]).read().split()),
+                 blocks(sys.argv[5])))
+js = json.load(open(sys.argv[3]))
+bad = [i for i, a in enumerate(given) if i >= len(text) or text[i] != alone[a]]
+print('text answers', len(text), 'of', len(given), 'wrong or out of order', len(bad), bad[:5])
+bad = [i for i, a in enumerate(given) if i >= len(js) or int(js[i]['address'], 16) != a]
+print('json answers', len(js), 'of', len(given), 'out of order', len(bad), bad[:5])
+PY
+[ -s "$T/batch.check" ] || bail "resolve batch: the check did not run"
+check_grep "resolve batch: every text answer in the order given, each as for the address alone" \
+	"^text answers 20052 of 20052 wrong or out of order 0 " "$T/batch.check"
+check_grep "resolve batch: JSON answers in the order given" \
+	"^json answers 20052 of 20052 out of order 0 " "$T/batch.check"
+check "resolve batch: nothing on stderr" test ! -s "$T/batch.err"
+
 # Text output of one address: symbol+off/size [module] section+off, frames.
 OUTER=$(python3 -c "import json; print([r['address'] for r in json.load(open('$T/ours.json'))][0])")
 OFF=$(symoff rmod_caller)

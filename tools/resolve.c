@@ -313,43 +313,86 @@ static int lookup(struct lazy *z, bool pac, uint64_t given,
 	return rc;
 }
 
-/* Addresses of the arguments, or of standard input's lines. */
+/* All of standard input, NUL-terminated, into *ret. */
+static int read_stdin(char **ret, size_t *len_ret, struct ms_err *err)
+{
+	size_t len = 0, cap = 1u << 16;
+	char *buf = malloc(cap);
+
+	for (size_t got; buf; len += got) {
+		if (cap - len < 2) {
+			char *nb = realloc(buf, 2 * cap);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		got = fread(buf + len, 1, cap - len - 1, stdin);
+		if (got == 0)
+			break;
+	}
+	if (!buf || ferror(stdin) || !feof(stdin)) {
+		int e = buf && ferror(stdin) ? EIO : ENOMEM;
+
+		free(buf);
+		return e == EIO ? ms_err_set(err, EIO,
+					     "standard input: read error") :
+				  ms_err_errno(err, ENOMEM, "resolve");
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	*len_ret = len;
+	return 0;
+}
+
+static int push_addr(uint64_t **v, size_t *n, size_t *cap, const char *s,
+		     struct ms_err *err)
+{
+	if (*n == *cap) {
+		uint64_t *nv = realloc(*v, 2 * *cap * sizeof(**v));
+
+		if (!nv)
+			return ms_err_errno(err, ENOMEM, "resolve");
+		*v = nv;
+		*cap *= 2;
+	}
+	return parse_one(s, &(*v)[(*n)++], err);
+}
+
+/*
+ * Addresses of the arguments, or of standard input's lines, read whole
+ * (a line at a time through stdio was a twentieth of 100,000 addresses).
+ */
 static int read_addrs(const struct opts *o, uint64_t **ret, size_t *n,
 		      struct ms_err *err)
 {
-	size_t cap = o->nargs ? (size_t)o->nargs : 4096;
+	size_t cap = o->nargs ? (size_t)o->nargs : 4096, len = 0;
 	uint64_t *v = malloc(cap * sizeof(*v));
-	char *line = NULL;
-	size_t lcap = 0;
+	char *buf = NULL;
 	int r = v ? 0 : ms_err_errno(err, ENOMEM, "resolve");
 
 	*n = 0;
 	for (int i = 0; !r && i < o->nargs; i++)
 		r = parse_one(o->args[i], &v[(*n)++], err);
-	for (ssize_t len; !r && o->nargs == 0 &&
-			  (len = getline(&line, &lcap, stdin)) > 0;) {
+	if (!r && o->nargs == 0)
+		r = read_stdin(&buf, &len, err);
+	for (char *p = buf, *end = buf + len; !r && p && p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
+
 		/* A NUL would end the address early and hide the rest. */
-		if (memchr(line, '\0', (size_t)len)) {
+		if (memchr(p, '\0', (size_t)(e - p))) {
 			r = ms_err_set(err, EINVAL,
 				       "standard input: not an address: a line with a NUL byte");
 			break;
 		}
-		if (!line[strspn(line, " \t\r\n")])
-			continue;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (*n == cap) {
-			uint64_t *nv = realloc(v, 2 * cap * sizeof(*v));
-
-			if (!nv) {
-				r = ms_err_errno(err, ENOMEM, "resolve");
-				break;
-			}
-			v = nv;
-			cap *= 2;
-		}
-		r = parse_one(line, &v[(*n)++], err);
+		*e = '\0';
+		p[strcspn(p, "\r")] = '\0';
+		if (p[strspn(p, " \t")])
+			r = push_addr(&v, n, &cap, p, err);
+		p = e + 1;
 	}
-	free(line);
+	free(buf);
 	if (r) {
 		free(v);
 		return r;
@@ -358,52 +401,153 @@ static int read_addrs(const struct opts *o, uint64_t **ret, size_t *n,
 	return 0;
 }
 
+/* An address and where it was given. */
+struct pos {
+	uint64_t addr;
+	size_t at;
+};
+
 /*
- * Every address, answered into the JSON array or as text. Text goes out
- * as it is made, since every address parsed and every module it needs
- * loaded before; JSON is one document, written at the end.
+ * pos sorted by address, equal ones in the order given: a radix sort of
+ * the address bytes, least significant first, each pass stable, passes
+ * in which all addresses have the same byte (a module's upper half)
+ * skipped. qsort was a tenth of the time of 100,000 addresses.
+ */
+static void sort_pos(struct pos *pos, struct pos *tmp, size_t n)
+{
+	for (unsigned int shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 }, at = 0;
+
+		for (size_t i = 0; i < n; i++)
+			count[pos[i].addr >> shift & 0xff]++;
+		if (n == 0 || count[pos[0].addr >> shift & 0xff] == n)
+			continue;
+		for (size_t b = 0; b < 256; b++) {
+			size_t c = count[b];
+
+			count[b] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[pos[i].addr >> shift & 0xff]++] = pos[i];
+		memcpy(pos, tmp, n * sizeof(*pos));
+	}
+}
+
+/*
+ * Addresses are answered in chunks of this many, each looked up in
+ * address order: every lookup then finds the index's pages and the last
+ * answer's neighbours in the cache, which halved the time of 100,000
+ * uniform addresses in btrfs.ko, and an address given twice is looked
+ * up once. A chunk's text (190 bytes an answer there) is made in one
+ * buffer, used again for the next, and goes out in the order given.
+ */
+#define CHUNK 8192u
+
+/* Each answer of a chunk: where its text is in the chunk's buffer. */
+struct span {
+	size_t off, len;
+};
+
+struct answers {
+	struct lazy *z;
+	bool pac;
+	json_object *arr; /* JSON: the document's array; NULL: text */
+	struct obuf text; /* the chunk's answers, in address order */
+	struct obuf out; /* what goes out, in the order given */
+	struct pos pos[CHUNK], tmp[CHUNK];
+	struct span sp[CHUNK];
+	size_t outside;
+};
+
+/* Addresses [from, from + n) of addrs, n <= CHUNK. */
+static void answer_chunk(struct answers *a, const uint64_t *addrs,
+			 size_t from, size_t n)
+{
+	json_object *prev_obj = NULL;
+	bool prev_out = false;
+
+	for (size_t k = 0; k < n; k++)
+		a->pos[k] = (struct pos){ addrs[from + k], k };
+	sort_pos(a->pos, a->tmp, n);
+	a->text.len = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = a->pos[k].at;
+		uint64_t addr = a->pos[k].addr;
+		struct ms_symres res;
+
+		/* The same address again: the same answer. */
+		if (k && a->pos[k - 1].addr == addr) {
+			a->outside += prev_out;
+			if (a->arr)
+				json_object_array_put_idx(
+					a->arr, from + i,
+					json_object_get(prev_obj));
+			else
+				a->sp[i] = a->sp[a->pos[k - 1].at];
+			continue;
+		}
+		prev_out = lookup(a->z, a->pac, addr, &res) == -ENOENT;
+		a->outside += prev_out;
+		if (a->arr) {
+			prev_obj = to_json(&res, addr);
+			json_object_array_put_idx(a->arr, from + i, prev_obj);
+			continue;
+		}
+		a->sp[i].off = a->text.len;
+		print_text(&a->text, &res, addr);
+		a->sp[i].len = a->text.len - a->sp[i].off;
+	}
+	for (size_t i = 0; !a->arr && !a->text.failed && i < n; i++) {
+		ob_put(&a->out, a->text.data + a->sp[i].off, a->sp[i].len);
+		if (a->out.len >= OB_FLUSH)
+			ob_flush(&a->out);
+	}
+}
+
+/*
+ * Every address, answered into the JSON array or as text, in the order
+ * given. Text goes out as it is made, since every address parsed and
+ * every module it needs loaded before; JSON is one document, written at
+ * the end.
  */
 static int answer(struct lazy *z, bool pac, const uint64_t *addrs, size_t n,
 		  const struct opts *o, size_t *outside, struct ms_err *err)
 {
-	struct obuf b = { 0 };
+	struct answers *a = calloc(1, sizeof(*a));
 	struct ms_out *out = NULL;
-	json_object *arr = o->json ? json_object_new_array() : NULL;
-	int r = o->json && !arr ? ms_err_errno(err, ENOMEM, "resolve") : 0;
+	int r;
 
+	if (!a)
+		return ms_err_errno(err, ENOMEM, "resolve");
+	a->z = z;
+	a->pac = pac;
+	a->arr = o->json ? json_object_new_array_ext((int)n) : NULL;
+	r = o->json && !a->arr ? ms_err_errno(err, ENOMEM, "resolve") : 0;
 	if (!r)
 		r = ms_out_open(o->output, &out, err);
-	if (!r && !arr)
-		b.sink = ms_out_file(out);
-	for (size_t i = 0; !r && i < n; i++) {
-		struct ms_symres res;
-
-		if (lookup(z, pac, addrs[i], &res) == -ENOENT)
-			(*outside)++;
-		if (arr) {
-			json_object_array_add(arr, to_json(&res, addrs[i]));
-			continue;
-		}
-		print_text(&b, &res, addrs[i]);
-		if (b.len >= OB_FLUSH)
-			ob_flush(&b);
+	if (!r)
+		a->out.sink = ms_out_file(out);
+	for (size_t from = 0; !r && from < n; from += CHUNK)
+		answer_chunk(a, addrs, from, n - from < CHUNK ? n - from : CHUNK);
+	if (!r && a->arr) {
+		ob_str(&a->out, json_object_to_json_string_ext(
+					a->arr, JSON_C_TO_STRING_PRETTY |
+							JSON_C_TO_STRING_NOSLASHESCAPE));
+		ob_char(&a->out, '\n');
 	}
-	if (!r && arr) {
-		ob_str(&b, json_object_to_json_string_ext(
-				   arr, JSON_C_TO_STRING_PRETTY |
-						JSON_C_TO_STRING_NOSLASHESCAPE));
-		ob_char(&b, '\n');
-		b.sink = ms_out_file(out);
-	}
-	ob_flush(&b);
-	if (!r && b.failed)
+	ob_flush(&a->out);
+	if (!r && (a->text.failed || a->out.failed))
 		r = ms_err_errno(err, ENOMEM, "building output");
 	if (!r)
 		r = ms_out_commit(out, err);
 	else
 		ms_out_abort(out);
-	json_object_put(arr);
-	free(b.data);
+	*outside = a->outside;
+	json_object_put(a->arr);
+	free(a->text.data);
+	free(a->out.data);
+	free(a);
 	return r;
 }
 
