@@ -151,6 +151,7 @@ int ms_map_add_placed(struct ms_map *map, const char *name,
 		      const struct ms_modfile *f, uint64_t base,
 		      struct ms_err *err);
 
+
 #define MS_READ_CORE 0x1 /* also the core kernel's kallsyms */
 
 /* Reads the live map under ctx's root; only_module NULL means all. */
@@ -230,6 +231,24 @@ int ms_finder_open_build_id(struct ms_finder *fi, const char *modname,
  */
 int ms_finder_note(struct ms_finder *fi, const char *modname,
 		   const char *build_id);
+
+/* Where the next module without a map is laid out (place.c). */
+struct ms_placing {
+	uint64_t base, base32; /* for 64- and 32-bit files */
+};
+
+void ms_place_init(struct ms_placing *pl);
+/*
+ * A module a report names, with the build-id it prints ("" if none),
+ * laid out from its file if the map lacks it, or given that build-id if
+ * the map's module has none. 0 if done or nothing to do (no such file:
+ * its frames pass through); 1 if note says why its frames are left
+ * unannotated (another build than the map's or the printed one); or a
+ * negative errno.
+ */
+int ms_map_place(struct ms_map *map, struct ms_finder *fi, struct ms_placing *pl,
+		 const char *module, const char *build_id, struct ms_err *note,
+		 struct ms_err *err);
 int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
 		    struct ms_modfile **ret, struct ms_err *err);
 void ms_modfile_free(struct ms_modfile *f);

@@ -22,121 +22,19 @@
 
 #include "modsect.h"
 
-/* Where modules without a map are laid out: user space, never a module. */
-#define PLACE_BASE UINT64_C(0x00007f0000000000)
-#define PLACE_STEP UINT64_C(0x0000000100000000)
-/*
- * 32-bit modules (i386, arm) need 32-bit addresses: user space with any
- * VMSPLIT lies below 0x40000000; from 0x10000000, above where
- * lib/layout.c parks what is not loaded (0x0bad0000), one after another.
- */
-#define PLACE_BASE_32 UINT64_C(0x10000000)
-#define PLACE_GAP_32 UINT64_C(0x10000)
-
-/* The bytes ms_map_add_placed lays f out in, and a gap. */
-static uint64_t placed_span(const struct ms_modfile *f)
-{
-	uint64_t n = PLACE_GAP_32;
-
-	for (size_t i = 0; i < ms_modfile_section_count(f); i++) {
-		const struct ms_filesec *s = ms_modfile_section(f, i);
-
-		if (s->flags & SHF_ALLOC)
-			n += s->size + (s->align > 1 ? s->align : 1);
-	}
-	return (n + PLACE_GAP_32 - 1) & ~(PLACE_GAP_32 - 1);
-}
-
-/* Where the next module without a map goes, for 64- and 32-bit files. */
-struct place {
-	uint64_t base, base32;
-};
-
-/*
- * The map's module, which the report says is build_id (the kernel prints
- * the loaded module's own: kernel/kallsyms.c __sprint_symbol), takes that
- * build-id when it has none, so its file is looked for and checked by it.
- */
-static int take_build_id(struct ms_map *map, const struct ms_module *m,
-			 const char *build_id, struct ms_err *err)
-{
-	struct ms_module *mm = &map->modules[m - map->modules];
-
-	if (!(mm->build_id = strdup(build_id)))
-		return ms_err_errno(err, ENOMEM, "decode");
-	return 0;
-}
-
-static int add_placed(struct ms_map *map, struct place *pl, const char *name,
-		      const struct ms_modfile *mf, struct ms_err *err)
-{
-	int r;
-
-	if (ms_modfile_elfclass(mf) == ELFCLASS32) {
-		r = ms_map_add_placed(map, name, mf, pl->base32, err);
-		pl->base32 += placed_span(mf);
-	} else {
-		r = ms_map_add_placed(map, name, mf, pl->base, err);
-		pl->base += PLACE_STEP;
-	}
-	return r ? r : ms_map_finish(map, err);
-}
-
-/*
- * A module a frame names, met for the first time (with this build-id):
- * placed from its file if the map lacks it. A frame that prints the
- * module's build-id (CONFIG_STACKTRACE_BUILD_ID) is of that build only:
- * its file is found by build-id (a separate debug file will do, as only
- * offsets from symbols matter), and a module of another build, the map's
- * or the only file there is, is said once and its frames pass through.
- */
-static int place_one(struct ms_map *map, struct ms_finder *fi,
-		     struct place *pl, const struct ms_logframe *f,
-		     struct ms_err *err)
-{
-	const struct ms_module *m = ms_map_find(map, f->module);
-	const char *bid = f->build_id;
-	struct ms_err ferr = { 0 };
-	struct ms_modfile *mf;
-	int r;
-
-	if (m && (!bid[0] || m->build_id)) {
-		if (bid[0] && strcmp(m->build_id, bid))
-			warn("module %s: the report prints build-id %s, but the map (%s) has %s; its frames are left unannotated",
-			     f->module, bid, map->origin, m->build_id);
-		return 0;
-	}
-	if (bid[0])
-		r = ms_finder_open_build_id(fi, f->module, bid, &mf, &ferr);
-	else
-		r = ms_finder_open(fi, f->module, NULL, &mf, &ferr);
-	if (r == -ENOMEM) {
-		*err = ferr;
-		return r;
-	}
-	if (r == -EBADMSG)
-		warn("%s; its frames are left unannotated", ferr.msg);
-	/* Unknown module, or another build: its frames pass through. */
-	if (r)
-		return 0;
-	r = m ? take_build_id(map, m, bid, err) :
-		add_placed(map, pl, f->module, mf, err);
-	ms_modfile_free(mf);
-	return r;
-}
-
 /*
  * Adds modules named in frames that the map lacks, placed from their
  * files; each module (and build-id) is looked at once (ms_finder_note).
  */
 static int place_missing(struct ms_map *map, struct ms_finder *fi,
-			 struct place *pl, char **lines, size_t n,
+			 struct ms_placing *pl, char **lines, size_t n,
 			 struct ms_err *err)
 {
 	int r = 0;
 
 	for (size_t i = 0; !r && i < n; i++) {
 		struct ms_logframe f;
+		struct ms_err note = { 0 };
 
 		for (size_t at = 0; !r && ms_log_frame(lines[i], at, &f);
 		     at = f.end) {
@@ -145,7 +43,13 @@ static int place_missing(struct ms_map *map, struct ms_finder *fi,
 			r = ms_finder_note(fi, f.module, f.build_id);
 			if (r < 0)
 				return ms_err_errno(err, ENOMEM, "decode");
-			r = r ? place_one(map, fi, pl, &f, err) : 0;
+			r = r ? ms_map_place(map, fi, pl, f.module, f.build_id,
+					     &note, err) :
+				0;
+			if (r == 1) {
+				warn("%s", note.msg);
+				r = 0;
+			}
 		}
 	}
 	return r;
@@ -523,7 +427,7 @@ struct decoder {
 	struct ms_finder *fi;
 	struct ms_map *map;
 	struct lazy z;
-	struct place pl;
+	struct ms_placing pl;
 	struct report rep;
 };
 
@@ -554,7 +458,7 @@ static int decoder_init(struct decoder *d, struct opts *o,
 			return r;
 	}
 	r = ms_finder_new(d->ctx, d->map->release, &d->fi, err);
-	d->pl = (struct place){ PLACE_BASE, PLACE_BASE_32 };
+	ms_place_init(&d->pl);
 	if (!r)
 		r = place_missing(d->map, d->fi, &d->pl, a->parse, a->n, err);
 	if (!r)
