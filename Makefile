@@ -3,9 +3,12 @@ CC ?= gcc
 PKG_CONFIG ?= pkg-config
 PKGS := libelf libdw libdebuginfod libkmod json-c zlib liblzma libzstd libmd \
 	libbpf libkdumpfile liblz4
-# libdebuginfod is opened when needed (lib/finder.c), not linked: its
-# headers only.
-LINK_PKGS := $(filter-out libdebuginfod,$(PKGS))
+# libdebuginfod, libkmod and libkdumpfile are opened when first needed
+# (lib/dlib.c), not linked: their headers only. Linked, they brought
+# libcurl, libcrypto and libstdc++ into the start-up of every run. glibc
+# 2.34 and later has dlopen in libc, so no -ldl.
+DLOPEN_PKGS := libdebuginfod libkmod libkdumpfile
+LINK_PKGS := $(filter-out $(DLOPEN_PKGS),$(PKGS))
 CFLAGS ?= -O2 -g
 WARN := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 SAN ?=

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dlib.h"
 #include "modsect.h"
 
 #define MAX_DEPTH 32
@@ -24,14 +25,33 @@ struct entry {
 	char *path;
 };
 
+/* libkmod's functions we call, named and typed as libkmod.h has them. */
+struct kmod_fns {
+	__typeof__(&kmod_new) kmod_new;
+	__typeof__(&kmod_set_log_fn) kmod_set_log_fn;
+	__typeof__(&kmod_unref) kmod_unref;
+	__typeof__(&kmod_module_new_from_name) kmod_module_new_from_name;
+	__typeof__(&kmod_module_get_path) kmod_module_get_path;
+	__typeof__(&kmod_module_unref) kmod_module_unref;
+};
+
+/* libdebuginfod's, likewise. */
+struct debuginfod_fns {
+	__typeof__(&debuginfod_begin) debuginfod_begin;
+	__typeof__(&debuginfod_find_debuginfo) debuginfod_find_debuginfo;
+	__typeof__(&debuginfod_end) debuginfod_end;
+};
+
 struct ms_finder {
 	const struct ms_ctx *ctx;
 	char *moddir;
-	struct kmod_ctx *kmod;
+	void *klib; /* libkmod, loaded on the first lookup by name */
+	struct kmod_fns kf;
+	struct kmod_ctx *kmod; /* made on the first lookup by name */
+	bool kmod_tried;
+	struct ms_err kmod_err; /* why libkmod could not be loaded, if so */
 	void *dlib; /* libdebuginfod, loaded on first use */
-	debuginfod_client *(*dbegin)(void);
-	int (*dfind)(debuginfod_client *, const unsigned char *, int, char **);
-	void (*dend)(debuginfod_client *);
+	struct debuginfod_fns df;
 	debuginfod_client *dclient; /* made on first use */
 	int dfailed; /* the error that made us stop asking, or 0 */
 	struct entry *entries; /* search-tree files, sorted by name */
@@ -51,7 +71,6 @@ static void kmod_quiet(void *data, int priority, const char *file, int line,
 int ms_finder_new(const struct ms_ctx *ctx, const char *release,
 		  struct ms_finder **ret, struct ms_err *err)
 {
-	static const char *const no_config[] = { NULL };
 	struct ms_finder *fi = calloc(1, sizeof(*fi));
 	int n = 0;
 
@@ -66,12 +85,6 @@ int ms_finder_new(const struct ms_ctx *ctx, const char *release,
 	if (n < 0) {
 		free(fi);
 		return ms_err_errno(err, ENOMEM, "finder");
-	}
-	if (fi->moddir) {
-		/* Only modules.dep matters; host modprobe.d is irrelevant. */
-		fi->kmod = kmod_new(fi->moddir, no_config);
-		if (fi->kmod)
-			kmod_set_log_fn(fi->kmod, kmod_quiet, NULL);
 	}
 	*ret = fi;
 	return 0;
@@ -89,9 +102,12 @@ void ms_finder_free(struct ms_finder *fi)
 	for (size_t i = 0; i < fi->nnoted; i++)
 		free(fi->noted[i]);
 	free(fi->noted);
-	kmod_unref(fi->kmod);
+	if (fi->kmod)
+		fi->kf.kmod_unref(fi->kmod);
+	if (fi->klib)
+		dlclose(fi->klib);
 	if (fi->dclient)
-		fi->dend(fi->dclient);
+		fi->df.debuginfod_end(fi->dclient);
 	if (fi->dlib)
 		dlclose(fi->dlib);
 	free(fi->moddir);
@@ -123,28 +139,31 @@ const struct ms_ctx *ms_finder_ctx(const struct ms_finder *fi)
  */
 static int open_debuginfod(struct ms_finder *fi)
 {
+	const struct ms_dlsym syms[] = {
+		MS_DLSYM(&fi->df, debuginfod_begin),
+		MS_DLSYM(&fi->df, debuginfod_find_debuginfo),
+		MS_DLSYM(&fi->df, debuginfod_end),
+	};
 	const char *urls = getenv("DEBUGINFOD_URLS");
+	struct ms_err lerr;
+	int r;
 
 	if (fi->dclient)
 		return 0;
 	if (!urls || !*urls)
 		return -ENOSYS;
 	/*
-	 * Asked for, but not installed (Debian: libdebuginfod1): say so.
-	 * NODELETE: libcurl's global state, set up by libdebuginfod's
-	 * constructor, is torn down only by its destructor at exit; unmapped
-	 * by dlclose, it would be lost (and LeakSanitizer says so).
+	 * Asked for, but not installed: -ELIBACC says so (warn_debuginfod
+	 * prints strerror, so the message has no reader).
 	 */
-	fi->dlib = dlopen("libdebuginfod.so.1",
-			  RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
-	if (!fi->dlib)
-		return -ELIBACC;
-	*(void **)&fi->dbegin = dlsym(fi->dlib, "debuginfod_begin");
-	*(void **)&fi->dfind = dlsym(fi->dlib, "debuginfod_find_debuginfo");
-	*(void **)&fi->dend = dlsym(fi->dlib, "debuginfod_end");
-	if (!fi->dbegin || !fi->dfind || !fi->dend)
-		return -ELIBBAD;
-	fi->dclient = fi->dbegin();
+	if (!fi->dlib) {
+		r = ms_dlib_open("libdebuginfod.so.1", "libdebuginfod1", syms,
+				 sizeof(syms) / sizeof(syms[0]), &fi->dlib,
+				 &lerr);
+		if (r)
+			return r;
+	}
+	fi->dclient = fi->df.debuginfod_begin();
 	return fi->dclient ? 0 : -ENOMEM;
 }
 
@@ -161,7 +180,8 @@ int ms_finder_debuginfod(struct ms_finder *fi, const unsigned char *id,
 	if (fd)
 		return fd;
 	/* Honours DEBUGINFOD_URLS, _CACHE_PATH and _TIMEOUT. */
-	fd = fi->dfind(fi->dclient, id, (int)len, path_ret);
+	fd = fi->df.debuginfod_find_debuginfo(fi->dclient, id, (int)len,
+					      path_ret);
 	if (fd >= 0) {
 		close(fd);
 		return 0;
@@ -277,18 +297,54 @@ static int index_search(struct ms_finder *fi, struct ms_err *err)
 	return 0;
 }
 
+/*
+ * libkmod is loaded, and its context made, on the first lookup by name:
+ * it brings libcrypto, 4 ms of every start-up when linked, and most runs
+ * (resolve, decode from an index) look no module up. Tried once; why
+ * libkmod could not be loaded stays in kmod_err for the message of a
+ * module not found.
+ */
+static void open_kmod(struct ms_finder *fi)
+{
+	static const char *const no_config[] = { NULL };
+	const struct ms_dlsym syms[] = {
+		MS_DLSYM(&fi->kf, kmod_new),
+		MS_DLSYM(&fi->kf, kmod_set_log_fn),
+		MS_DLSYM(&fi->kf, kmod_unref),
+		MS_DLSYM(&fi->kf, kmod_module_new_from_name),
+		MS_DLSYM(&fi->kf, kmod_module_get_path),
+		MS_DLSYM(&fi->kf, kmod_module_unref),
+	};
+
+	if (fi->kmod_tried)
+		return;
+	fi->kmod_tried = true;
+	if (ms_dlib_open("libkmod.so.2", "libkmod2", syms,
+			 sizeof(syms) / sizeof(syms[0]), &fi->klib,
+			 &fi->kmod_err))
+		return;
+	/* Only modules.dep matters; host modprobe.d is irrelevant. */
+	fi->kmod = fi->kf.kmod_new(fi->moddir, no_config);
+	if (fi->kmod)
+		fi->kf.kmod_set_log_fn(fi->kmod, kmod_quiet, NULL);
+}
+
 static char *kmod_path(struct ms_finder *fi, const char *modname)
 {
 	struct kmod_module *mod = NULL;
 	const char *p;
 	char *path = NULL;
 
-	if (!fi->kmod || kmod_module_new_from_name(fi->kmod, modname, &mod) < 0)
+	if (!fi->moddir)
 		return NULL;
-	p = kmod_module_get_path(mod);
+	open_kmod(fi);
+	if (!fi->kmod ||
+	    fi->kf.kmod_module_new_from_name(fi->kmod, modname, &mod) < 0)
+		return NULL;
+	p = fi->kf.kmod_module_get_path(mod);
 	if (p)
 		path = strdup(p);
-	kmod_module_unref(mod);
+	fi->kf.kmod_module_unref(mod);
 	return path;
 }
 
@@ -357,7 +413,20 @@ int ms_finder_open(struct ms_finder *fi, const char *modname,
 		*err = first;
 		r = -first.code;
 	} else if (!r && !best) {
-		if (fi->moddir)
+		/*
+		 * ENOENT even without libkmod: on it, callers go on to the
+		 * debug directories and debuginfod, which need no libkmod.
+		 */
+		if (fi->moddir && fi->kmod_err.code)
+			r = ms_err_set(
+				err, ENOENT,
+				"no file for module %s%s: %s/modules.dep not read, as %s; give the file, --moddir or --search DIR",
+				modname,
+				ms_ctx_search_count(fi->ctx) ?
+					" in the --search trees" :
+					"",
+				fi->moddir, fi->kmod_err.msg);
+		else if (fi->moddir)
 			r = ms_err_set(
 				err, ENOENT,
 				"no file for module %s: not in %s/modules.dep%s; give the file, --moddir or --search DIR",

@@ -10,6 +10,7 @@
  * VMCOREINFO says (page table root, KASLR offset, phys_base). This is
  * how drgn opens a kdump file too (libdrgn/kdump.c).
  */
+#include <dlfcn.h>
 #include <elf.h>
 #include <endian.h>
 #include <errno.h>
@@ -24,9 +25,30 @@
 
 #include <libkdumpfile/kdumpfile.h>
 
+#include "dlib.h"
 #include "kmem.h"
 
+/*
+ * libkdumpfile's functions we call, named and typed as kdumpfile.h has
+ * them. Its kdump_set_*_attr and kdump_get_*_attr are inline wrappers that
+ * call kdump_set_attr and kdump_get_typed_attr by name, which would need
+ * the library linked: vc_set_number and the others below stand in.
+ */
+struct kdump_fns {
+	__typeof__(&kdump_new) kdump_new;
+	__typeof__(&kdump_free) kdump_free;
+	__typeof__(&kdump_read) kdump_read;
+	__typeof__(&kdump_set_attr) kdump_set_attr;
+	__typeof__(&kdump_get_typed_attr) kdump_get_typed_attr;
+	__typeof__(&kdump_get_err) kdump_get_err;
+	__typeof__(&kdump_clear_err) kdump_clear_err;
+	__typeof__(&kdump_strerror) kdump_strerror;
+	__typeof__(&kdump_vmcoreinfo_raw) kdump_vmcoreinfo_raw;
+};
+
 struct vmcore {
+	void *lib; /* libkdumpfile */
+	struct kdump_fns kd;
 	kdump_ctx_t *ctx;
 	int fd;
 	char *vmcoreinfo; /* NULL if the dump carries none */
@@ -39,7 +61,9 @@ static void vmcore_free(struct vmcore *vc)
 		return;
 	/* libkdumpfile does not own the descriptor it was given. */
 	if (vc->ctx)
-		kdump_free(vc->ctx);
+		vc->kd.kdump_free(vc->ctx);
+	if (vc->lib)
+		dlclose(vc->lib);
 	if (vc->fd >= 0)
 		close(vc->fd);
 	free(vc->vmcoreinfo);
@@ -70,11 +94,38 @@ static int kdump_errno(kdump_status ks)
 }
 
 /* libkdumpfile's own message, or the generic one for the status. */
-static const char *kdump_msg(kdump_ctx_t *ctx, kdump_status ks)
+static const char *kdump_msg(const struct vmcore *vc, kdump_status ks)
 {
-	const char *s = kdump_get_err(ctx);
+	const char *s = vc->kd.kdump_get_err(vc->ctx);
 
-	return s && *s ? s : kdump_strerror(ks);
+	return s && *s ? s : vc->kd.kdump_strerror(ks);
+}
+
+static kdump_status vc_set_number(struct vmcore *vc, const char *key,
+				  kdump_num_t num)
+{
+	kdump_attr_t attr = { .type = KDUMP_NUMBER, .val.number = num };
+
+	return vc->kd.kdump_set_attr(vc->ctx, key, &attr);
+}
+
+static kdump_status vc_set_string(struct vmcore *vc, const char *key,
+				  const char *str)
+{
+	kdump_attr_t attr = { .type = KDUMP_STRING, .val.string = str };
+
+	return vc->kd.kdump_set_attr(vc->ctx, key, &attr);
+}
+
+static kdump_status vc_get_string(struct vmcore *vc, const char *key,
+				  const char **ret)
+{
+	kdump_attr_t attr = { .type = KDUMP_STRING };
+	kdump_status ks = vc->kd.kdump_get_typed_attr(vc->ctx, key, &attr);
+
+	if (ks == KDUMP_OK)
+		*ret = attr.val.string;
+	return ks;
 }
 
 static int vmcore_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
@@ -96,7 +147,7 @@ static int vmcore_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 		return ms_err_set(err, EFAULT,
 				  "0x%" PRIx64 " is not a kernel address (user space)",
 				  addr);
-	ks = kdump_read(vc->ctx, KDUMP_KVADDR, addr, buf, &done);
+	ks = vc->kd.kdump_read(vc->ctx, KDUMP_KVADDR, addr, buf, &done);
 	if (ks == KDUMP_OK)
 		return 0;
 	/*
@@ -109,7 +160,7 @@ static int vmcore_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 		return ms_err_set(err, EFAULT,
 				  "0x%" PRIx64
 				  " is not in the dump (a page left out of it, e.g. excluded by makedumpfile): %s",
-				  addr + done, kdump_msg(vc->ctx, ks));
+				  addr + done, kdump_msg(vc, ks));
 	/*
 	 * Without VMCOREINFO libaddrxlat has no page table root: every
 	 * read fails, and the cause is how the dump was made.
@@ -118,13 +169,13 @@ static int vmcore_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 		return ms_err_set(err, EFAULT,
 				  "0x%" PRIx64
 				  " cannot be translated: the dump has no VMCOREINFO (for QEMU: -device vmcoreinfo, and the guest's qemu_fw_cfg driver loaded before the dump): %s",
-				  addr + done, kdump_msg(vc->ctx, ks));
+				  addr + done, kdump_msg(vc, ks));
 	if (ks == KDUMP_ERR_ADDRXLAT)
 		return ms_err_set(err, EFAULT,
 				  "0x%" PRIx64 " is not mapped in the dumped kernel: %s",
-				  addr + done, kdump_msg(vc->ctx, ks));
+				  addr + done, kdump_msg(vc, ks));
 	return ms_err_set(err, kdump_errno(ks), "at 0x%" PRIx64 ": %s",
-			  addr + done, kdump_msg(vc->ctx, ks));
+			  addr + done, kdump_msg(vc, ks));
 }
 
 static const char *vmcore_vmcoreinfo(struct ms_mem *m)
@@ -164,8 +215,7 @@ static void vmcore_set_arch(struct vmcore *vc, struct ms_mem *m)
 	const char *arch;
 
 	/* Unknown stays 0: the kernel image or BTF can still tell. */
-	if (kdump_get_string_attr(vc->ctx, KDUMP_ATTR_ARCH_NAME, &arch) !=
-	    KDUMP_OK)
+	if (vc_get_string(vc, KDUMP_ATTR_ARCH_NAME, &arch) != KDUMP_OK)
 		return;
 	for (size_t i = 0; i < sizeof(vmcore_arches) / sizeof(vmcore_arches[0]);
 	     i++) {
@@ -285,6 +335,33 @@ out:
 }
 
 /*
+ * libkdumpfile is loaded for each vmcore opened, not linked: it brings
+ * libstdc++ and five more libraries, 1.4 ms of every start-up, for the
+ * few runs that read a vmcore. The table is the vmcore's own, as the
+ * project keeps no global state; a second dlopen of a library already
+ * loaded costs a lookup.
+ */
+static int vmcore_load(struct vmcore *vc, const char *path,
+		       struct ms_err *err)
+{
+	const struct ms_dlsym syms[] = {
+		MS_DLSYM(&vc->kd, kdump_new),
+		MS_DLSYM(&vc->kd, kdump_free),
+		MS_DLSYM(&vc->kd, kdump_read),
+		MS_DLSYM(&vc->kd, kdump_set_attr),
+		MS_DLSYM(&vc->kd, kdump_get_typed_attr),
+		MS_DLSYM(&vc->kd, kdump_get_err),
+		MS_DLSYM(&vc->kd, kdump_clear_err),
+		MS_DLSYM(&vc->kd, kdump_strerror),
+		MS_DLSYM(&vc->kd, kdump_vmcoreinfo_raw),
+	};
+	int r = ms_dlib_open("libkdumpfile.so.10", "libkdumpfile10", syms,
+			     sizeof(syms) / sizeof(syms[0]), &vc->lib, err);
+
+	return r ? ms_err_prefix(err, "--vmcore %s", path) : 0;
+}
+
+/*
  * Opens the file and lets libkdumpfile recognise its format; setting the
  * descriptor is what probes it, so a file that is no dump fails here.
  */
@@ -293,6 +370,7 @@ static int vmcore_probe(struct vmcore *vc, const char *path,
 {
 	kdump_status ks;
 	struct stat st;
+	int r;
 
 	vc->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (vc->fd < 0)
@@ -300,20 +378,23 @@ static int vmcore_probe(struct vmcore *vc, const char *path,
 	/* libkdumpfile would only say it cannot read a header. */
 	if (fstat(vc->fd, &st) == 0 && S_ISDIR(st.st_mode))
 		return ms_err_errno(err, EISDIR, "--vmcore %s", path);
+	/* Before unflattening, which copies the whole dump. */
+	r = vmcore_load(vc, path, err);
+	if (r)
+		return r;
 	if (vmcore_is_flat(vc->fd)) {
-		int r = vmcore_unflatten(vc, path, err);
-
+		r = vmcore_unflatten(vc, path, err);
 		if (r)
 			return r;
 	}
-	vc->ctx = kdump_new();
+	vc->ctx = vc->kd.kdump_new();
 	if (!vc->ctx)
 		return ms_err_errno(err, ENOMEM, "--vmcore %s", path);
-	ks = kdump_set_number_attr(vc->ctx, KDUMP_ATTR_FILE_FD, vc->fd);
+	ks = vc_set_number(vc, KDUMP_ATTR_FILE_FD, vc->fd);
 	if (ks != KDUMP_OK)
 		return ms_err_set(err, ks == KDUMP_ERR_SYSTEM ? kdump_errno(ks) : ENOEXEC,
 				  "--vmcore %s: not a vmcore libkdumpfile can read (ELF core or compressed kdump): %s",
-				  path, kdump_msg(vc->ctx, ks));
+				  path, kdump_msg(vc, ks));
 	return 0;
 }
 
@@ -374,16 +455,16 @@ static int vmcore_fix_arch(struct vmcore *vc, const char *path,
 	const char *s;
 	kdump_status ks;
 
-	if (kdump_get_string_attr(vc->ctx, KDUMP_ATTR_ARCH_NAME, &s) == KDUMP_OK)
+	if (vc_get_string(vc, KDUMP_ATTR_ARCH_NAME, &s) == KDUMP_OK)
 		return 0;
-	kdump_clear_err(vc->ctx);
-	if (kdump_get_string_attr(vc->ctx, KDUMP_ATTR_FILE_FORMAT, &s) != KDUMP_OK ||
+	vc->kd.kdump_clear_err(vc->ctx);
+	if (vc_get_string(vc, KDUMP_ATTR_FILE_FORMAT, &s) != KDUMP_OK ||
 	    strcmp(s, "diskdump") ||
 	    pread(vc->fd, machine, DISKDUMP_UTS_LEN, DISKDUMP_MACHINE_OFF) !=
 		    DISKDUMP_UTS_LEN ||
 	    !machine[0]) {
 		/* Nothing to go on: setting the OS type will say so. */
-		kdump_clear_err(vc->ctx);
+		vc->kd.kdump_clear_err(vc->ctx);
 		return 0;
 	}
 	machine[DISKDUMP_UTS_LEN] = '\0';
@@ -391,16 +472,16 @@ static int vmcore_fix_arch(struct vmcore *vc, const char *path,
 		const char *m = machine_from_vmcoreinfo(vc->fd);
 
 		if (!m) {
-			kdump_clear_err(vc->ctx);
+			vc->kd.kdump_clear_err(vc->ctx);
 			return 0;
 		}
 		snprintf(machine, sizeof(machine), "%s", m);
 	}
-	ks = kdump_set_string_attr(vc->ctx, "linux.uts.machine", machine);
+	ks = vc_set_string(vc, "linux.uts.machine", machine);
 	if (ks != KDUMP_OK)
 		return ms_err_set(err, kdump_errno(ks),
 				  "--vmcore %s: machine \"%s\" of the kdump header: %s",
-				  path, MS_ESC(machine), kdump_msg(vc->ctx, ks));
+				  path, MS_ESC(machine), kdump_msg(vc, ks));
 	return 0;
 }
 
@@ -419,11 +500,10 @@ static int vmcore_check_blocks(struct vmcore *vc, const char *path,
 	uint32_t block = diskdump_block_size(vc->fd);
 	unsigned long page;
 
-	if (kdump_get_string_attr(vc->ctx, KDUMP_ATTR_FILE_FORMAT, &fmt) !=
-		    KDUMP_OK ||
+	if (vc_get_string(vc, KDUMP_ATTR_FILE_FORMAT, &fmt) != KDUMP_OK ||
 	    strcmp(fmt, "diskdump") || !ps ||
 	    (ps != vc->vmcoreinfo && ps[-1] != '\n')) {
-		kdump_clear_err(vc->ctx);
+		vc->kd.kdump_clear_err(vc->ctx);
 		return 0;
 	}
 	page = strtoul(ps + strlen("PAGESIZE="), NULL, 10);
@@ -446,13 +526,13 @@ static int vmcore_setup_xlat(struct vmcore *vc, const char *path,
 	kdump_status ks;
 	char *raw = NULL;
 
-	ks = kdump_set_string_attr(vc->ctx, KDUMP_ATTR_OSTYPE, "linux");
+	ks = vc_set_string(vc, KDUMP_ATTR_OSTYPE, "linux");
 	if (ks != KDUMP_OK)
 		return ms_err_set(err, kdump_errno(ks),
 				  "--vmcore %s: cannot set up Linux address translation: %s",
-				  path, kdump_msg(vc->ctx, ks));
+				  path, kdump_msg(vc, ks));
 	/* No VMCOREINFO is no error: the dump may still translate. */
-	ks = kdump_vmcoreinfo_raw(vc->ctx, &raw);
+	ks = vc->kd.kdump_vmcoreinfo_raw(vc->ctx, &raw);
 	if (ks == KDUMP_OK && raw && *raw)
 		vc->vmcoreinfo = raw;
 	else

@@ -427,12 +427,19 @@ vm_build_initramfs() {
 }
 
 # vm_add_dynamic ROOT BINARY DEST: copy a dynamic executable and every
-# shared library it needs (from ldd) into ROOT.
+# shared library it needs (from ldd) into ROOT. modsect dlopen()s libkmod
+# when it first looks a module up by name (lib/finder.c), which ldd does
+# not see: it and its own libraries go too.
 vm_add_dynamic() {
-	local root=$1 bin=$2 dest=$3 lib
+	local root=$1 bin=$2 dest=$3 lib kmod
 	mkdir -p "$root$(dirname "$dest")"
 	cp "$bin" "$root$dest"
-	for lib in $(ldd "$bin" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }'); do
+	# Where the loader finds it: beside the binary's libc.
+	kmod=$(ldd "$bin" | awk '$1 == "libc.so.6" { print $3 }')
+	kmod=${kmod%/*}/libkmod.so.2
+	[ -e "$kmod" ] || vm_die "$kmod not found: install libkmod2"
+	for lib in $({ ldd "$bin"; echo "	libkmod.so.2 => $kmod"; ldd "$kmod"; } |
+		awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' | sort -u); do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
 	done
