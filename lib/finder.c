@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <elfutils/debuginfod.h>
 #include <libkmod.h>
 #include <stdlib.h>
@@ -316,9 +317,20 @@ static void open_kmod(struct ms_finder *fi)
 		MS_DLSYM(&fi->kf, kmod_module_unref),
 	};
 
+	char dep[PATH_MAX];
+
 	if (fi->kmod_tried)
 		return;
 	fi->kmod_tried = true;
+	/*
+	 * libkmod finds a module's path in modules.dep.bin alone (libkmod.c
+	 * kmod_search_moddep): without one, as for the host's release on a
+	 * machine with no modules, there is nothing to load it for.
+	 */
+	if (snprintf(dep, sizeof(dep), "%s/modules.dep.bin", fi->moddir) >=
+		    (int)sizeof(dep) ||
+	    access(dep, F_OK) != 0)
+		return;
 	if (ms_dlib_open("libkmod.so.2", "libkmod2", syms,
 			 sizeof(syms) / sizeof(syms[0]), &fi->klib,
 			 &fi->kmod_err))

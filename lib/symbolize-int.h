@@ -25,7 +25,8 @@ struct smod {
 	const struct ms_layout *l;
 	Dwfl_Module *dm;
 	struct sym *syms; /* by address, built on first use */
-	struct sym **byname; /* the same, by name */
+	struct sym **byname; /* the same, by name; made after BYNAME_AFTER scans */
+	unsigned int name_scans;
 	size_t nsyms;
 	bool syms_built;
 	struct fn *fns; /* sorted by lo, built on first use */

@@ -171,6 +171,39 @@ check_grep "resolve batch: JSON answers in the order given" \
 	"^json answers 20052 of 20052 out of order 0 " "$T/batch.check"
 check "resolve batch: nothing on stderr" test ! -s "$T/batch.err"
 
+# A name is found by a scan for a report's first 64 frames of a module,
+# then in the names sorted: the same answer either way, and of two
+# static functions of one name, the one at the lower address (the first
+# in the sorted table), 200 frames of it.
+mkdir -p "$T/twin"
+for n in 1 2; do
+	cat >"$T/twin/t$n.c" <<EOF
+volatile int twin_sink$n;
+static __attribute__((noinline)) void twin(int x)
+{
+	twin_sink$n = x * $n;
+	twin_sink$n += x;
+}
+void twin_caller$n(int x)
+{
+	twin(x);
+}
+EOF
+	gcc -g -O2 -fno-pic -mcmodel=kernel -c -o "$T/twin/t$n.o" "$T/twin/t$n.c" || bail "build twin $n"
+done
+printf 'name=twin\0' >"$T/twin/modinfo"
+ld -r --build-id=sha1 -o "$T/twin/twin.ko" "$T/twin/t1.o" "$T/twin/t2.o" &&
+	objcopy --add-section .modinfo="$T/twin/modinfo" "$T/twin/twin.ko" || bail "build twin.ko"
+check "twin fixture: two static functions named twin" \
+	test "$(eu-readelf -s "$T/twin/twin.ko" | awk '$8 == "twin"' | wc -l)" = 2
+low=$(eu-readelf -s "$T/twin/twin.ko" | awk '$8 == "twin" { print $2 }' | sort | head -n 1)
+want=$(eu-addr2line -e "$T/twin/twin.ko" -j .text "0x$low")
+for i in $(seq 1 200); do echo "[ 1.$i] RIP: 0010:twin+0x0/0x10 [twin]"; done >"$T/twin/oops"
+ms decode --search "$T/twin" --offline --moddir "$T/nomoddir" "$T/twin/oops"
+check_rc "decode 200 frames of one name: exit 0" 0
+check "decode 200 frames of one name: each at the lower twin's line ($want), scanned and sorted alike" \
+	test "$(grep -c " ${want}\$" "$T/out")" = 200
+
 # Text output of one address: symbol+off/size [module] section+off, frames.
 OUTER=$(python3 -c "import json; print([r['address'] for r in json.load(open('$T/ours.json'))][0])")
 OFF=$(symoff rmod_caller)
