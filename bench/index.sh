@@ -3,7 +3,9 @@
 # side with what users run instead, on Debian's btrfs.ko (bench/fetch.sh):
 #   - resolve of 100,000 uniform .text addresses: modsect from the index,
 #     modsect --no-index, modsect's first run (reads the DWARF, writes the
-#     index), GNU addr2line and llvm-symbolizer;
+#     index), GNU addr2line and llvm-symbolizer; eu-addr2line, which
+#     takes three minutes for them, on the first 10,000 beside modsect on
+#     the same 10,000;
 #   - decode of a 10-frame oops: modsect from the index, modsect
 #     --no-index, decode_stacktrace.sh;
 #   - decode of many reports in one stream (batch), reports per second;
@@ -35,11 +37,13 @@ C=$W/cache
 python3 gen.py capture "$KO" $BASE >"$W/capture.txt"
 python3 gen.py random "$KO" 100000 1 >"$W/r.txt"
 sed 's/^/0x/' "$W/r.txt" >"$W/r.off"
+head -n 10000 "$W/r.off" >"$W/r10k.off"
 python3 -c "import sys
 b = int('$BASE', 16)
 for l in open('$W/r.txt'):
     l = l.strip()
     if l: print('0x%x' % (b + int(l, 16)))" >"$W/r.abs"
+head -n 10000 "$W/r.abs" >"$W/r10k.abs"
 python3 gen.py oops "$KO" 10 1 >"$W/oops10.txt"
 # The batch: 1,000 reports of 10 to 40 frames, one after another.
 python3 gen.py batch "$KO" 1000 >"$W/batch.txt"
@@ -55,6 +59,8 @@ ms_noix() { "$MS" "${RES[@]}" --no-index <"$W/r.abs"; }
 ms_first() { rm -rf "$C/index"; "$MS" "${RES[@]}" <"$W/r.abs"; }
 a2l() { addr2line -a -e "$KO" -j .text -f -i <"$W/r.off"; }
 llvm() { "$LLVM" -a --obj="$KO" <"$W/r.off"; }
+ms_ix10k() { "$MS" "${RES[@]}" <"$W/r10k.abs"; }
+eu10k() { eu-addr2line -a -e "$KO" -j .text -f -i <"$W/r10k.off"; }
 dec_ix() { "$MS" "${DEC[@]}" "$W/oops10.txt"; }
 dec_noix() { "$MS" "${DEC[@]}" --no-index "$W/oops10.txt"; }
 dst() { "$DST" /nonexistent/vmlinux "$BASEPATH" "$out" <"$W/oops10.txt"; }
@@ -73,7 +79,7 @@ cmp -s "$W/dec.ix" "$W/dec.noix" ||
 
 declare -A T
 for i in $(seq 1 "$RUNS"); do
-	for f in ms_ix a2l ms_noix llvm ms_first dec_ix dst dec_noix batch; do
+	for f in ms_ix a2l ms_noix llvm ms_first ms_ix10k eu10k dec_ix dst dec_noix batch; do
 		T[$f]="${T[$f]:-} $(t $f)"
 	done
 	echo "run $i of $RUNS done" >&2
@@ -112,6 +118,11 @@ read -r bm _ _ <<<"$(stats batch)"
 	row "modsect, first run (libdw, writes the index)" ms_first ms_ix
 	row "GNU addr2line -f -i -j .text" a2l ms_ix
 	row "llvm-symbolizer --obj" llvm ms_ix
+	echo
+	echo "| resolve, the first 10,000 of them | median (s) | spread (s) | time / modsect's with the index |"
+	echo "|---|---:|---:|---:|"
+	row "modsect, from the index" ms_ix10k ms_ix10k
+	row "eu-addr2line -f -i -j .text" eu10k ms_ix10k
 	echo
 	echo "| decode, a 10-frame oops | median (s) | spread (s) | time / modsect's with the index |"
 	echo "|---|---:|---:|---:|"
