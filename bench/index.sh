@@ -48,9 +48,10 @@ python3 gen.py oops "$KO" 10 1 >"$W/oops10.txt"
 # The batch: 1,000 reports of 10 to 40 frames, one after another.
 python3 gen.py batch "$KO" 1000 >"$W/batch.txt"
 
-now() { date +%s.%N; }
-# time CMD...: seconds of one run (stdin, stdout as given by the caller)
-t() { local a b; a=$(now); "$@" >/dev/null 2>&1 || true; b=$(now); echo "$b - $a" | bc; }
+# time CMD...: seconds of one run (stdin, stdout as given by the caller).
+# bash's own clock: a `date` process to read the time would add its exit
+# and the next one's start, a few ms, to every run measured.
+t() { local a b; a=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; b=$EPOCHREALTIME; echo "$b - $a" | bc; }
 
 RES=(resolve --capture "$W/capture.txt" --search "$out" --offline --cache-dir "$C")
 DEC=(decode --search "$out" --offline --cache-dir "$C")
