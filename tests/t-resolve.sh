@@ -204,6 +204,52 @@ check_rc "decode 200 frames of one name: exit 0" 0
 check "decode 200 frames of one name: each at the lower twin's line ($want), scanned and sorted alike" \
 	test "$(grep -c " ${want}\$" "$T/out")" = 200
 
+# JSON is written by resolve itself, as json-c wrote it: names with
+# quotes, backslashes, control characters and bytes that are not UTF-8
+# (patched into a module's string table) come out escaped as JSON wants
+# and otherwise byte for byte.
+mkdir -p "$T/wj"
+python3 - "$T/wj" <<'PY' || bail "build wj.ko"
+import subprocess, sys
+d = sys.argv[1]
+names = ['q"uote', 'back\\slash', 'ctl\x01\x1f\x7f', 'nl\nx\tt\rr\bb\ff',
+         'utf\xc3\xa9', 'bad\xff\xfe', 'sl/ash']
+ph = [('P%d' % i + 'x' * 20)[:len(n)] for i, n in enumerate(names)]
+src = ['.section .modinfo,"a"', '.asciz "name=wj"', '.text']
+for p in ph:
+    src += ['.globl %s' % p, '.type %s,@function' % p, '%s:' % p,
+            'nop', 'nop', 'nop', 'ret', '.size %s,4' % p]
+open(d + '/wj.s', 'w').write('\n'.join(src) + '\n')
+subprocess.check_call(['as', '-o', d + '/wj.o', d + '/wj.s'])
+subprocess.check_call(['ld', '-r', '--build-id=sha1', '-o', d + '/wj.ko', d + '/wj.o'])
+b = open(d + '/wj.ko', 'rb').read()
+for p, n in zip(ph, names):
+    pb = b'\0' + p.encode() + b'\0'
+    assert b.count(pb) == 1, p
+    b = b.replace(pb, b'\0' + n.encode('latin-1') + b'\0')
+open(d + '/wj.ko', 'wb').write(b)
+PY
+printf 'release %s\nwj .text 0xffffffffc0000000\n' "$REL" >"$T/wj/cap"
+ms resolve --json --capture "$T/wj/cap" --search "$T/wj" --offline \
+	0xffffffffc0000001 0xffffffffc0000005 0xffffffffc0000009 0xffffffffc000000d \
+	0xffffffffc0000011 0xffffffffc0000015 0xffffffffc0000019 0xffffffffc0000100
+check_rc "resolve --json, names to escape: exit 1 (one address in nothing)" 1
+printf '%s\n' '    "symbol":"q\"uote",' '    "symbol":"back\\slash",' \
+	'    "symbol":"ctl\u0001\u001f'$'\x7f''",' '    "symbol":"nl\nx\tt\rr\bb\ff",' \
+	'    "symbol":"utf'$'\xc3\xa9''",' '    "symbol":"bad'$'\xff\xfe''",' \
+	'    "symbol":"sl/ash",' '    "symbol":null,' >"$T/wj/want"
+LC_ALL=C grep -a '"symbol":' "$T/out" >"$T/wj/got"
+check_same "resolve --json: quote, backslash and control characters escaped, other bytes as they are" "$T/wj/want" "$T/wj/got"
+check "resolve --json: the document parses, each name the module's" python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1], "rb").read().decode("latin-1"))
+want = ["q\"uote", "back\\slash", "ctl\x01\x1f\x7f", "nl\nx\tt\rr\bb\ff",
+        "utf\xc3\xa9", "bad\xff\xfe", "sl/ash", None]
+sys.exit([x["symbol"] for x in r] != want or [x["frames"][0]["function"] for x in r[:7]] != want[:7])' "$T/out"
+ms resolve --json --capture "$T/wj/cap" --search "$T/wj" --offline </dev/null
+check_out "resolve --json of no address: an empty array" "[
+]"
+
 # Text output of one address: symbol+off/size [module] section+off, frames.
 OUTER=$(python3 -c "import json; print([r['address'] for r in json.load(open('$T/ours.json'))][0])")
 OFF=$(symoff rmod_caller)

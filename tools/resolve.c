@@ -3,11 +3,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "modsect.h"
+#include "../lib/answer.h"
 
 /* Hex digits at s into *v, at most 16; returns the end (s if none). */
 static const char *hex64(const char *s, uint64_t *v, bool *overflow)
@@ -46,237 +46,6 @@ static int parse_addr(const char *s, uint64_t *ret)
 	while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')
 		end++;
 	return overflow || end == s || *end ? -EINVAL : 0;
-}
-
-/*
- * The hot path of a large batch: stdio's printf machinery was a fifth of
- * the run time, and a memory stream copies itself as it grows (a third of
- * the time for 100,000 addresses), so the text is formatted here into a
- * buffer that realloc can move without copying.
- */
-struct obuf {
-	char *data;
-	size_t len, cap;
-	bool failed; /* out of memory, or the sink failed */
-	FILE *sink; /* where a full buffer goes, or NULL to keep all */
-};
-
-/* Text goes out in pieces this large: a whole run's was copied and faulted in. */
-#define OB_FLUSH (1u << 20)
-
-static void ob_flush(struct obuf *b)
-{
-	if (b->sink && b->len && !b->failed &&
-	    fwrite(b->data, 1, b->len, b->sink) != b->len)
-		b->failed = true;
-	if (b->sink)
-		b->len = 0;
-}
-
-/* The slow path of ob_room: more room, or failed. */
-static __attribute__((noinline)) char *ob_grow(struct obuf *b, size_t n)
-{
-	size_t ncap = b->cap ? b->cap : 1u << 16;
-	char *d;
-
-	if (b->failed)
-		return NULL;
-	while (ncap - b->len < n)
-		ncap *= 2;
-	d = realloc(b->data, ncap);
-	if (!d) {
-		b->failed = true;
-		return NULL;
-	}
-	b->data = d;
-	b->cap = ncap;
-	return b->data + b->len;
-}
-
-static inline char *ob_room(struct obuf *b, size_t n)
-{
-	return b->cap - b->len >= n && !b->failed ? b->data + b->len :
-						   ob_grow(b, n);
-}
-
-static inline void ob_put(struct obuf *b, const char *s, size_t n)
-{
-	char *p = ob_room(b, n);
-
-	if (p) {
-		memcpy(p, s, n);
-		b->len += n;
-	}
-}
-
-static void ob_str(struct obuf *b, const char *s)
-{
-	ob_put(b, s, strlen(s));
-}
-
-static void ob_char(struct obuf *b, char c)
-{
-	ob_put(b, &c, 1);
-}
-
-static void put_hex(struct obuf *b, uint64_t v, int width)
-{
-	char buf[20], *p = buf + sizeof(buf);
-
-	do {
-		*--p = "0123456789abcdef"[v & 0xf];
-		v >>= 4;
-	} while (v || buf + sizeof(buf) - p < width);
-	*--p = 'x';
-	*--p = '0';
-	ob_put(b, p, (size_t)(buf + sizeof(buf) - p));
-}
-
-static void put_dec(struct obuf *b, int v)
-{
-	char buf[16], *p = buf + sizeof(buf);
-	unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
-
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
-	ob_put(b, p, (size_t)(buf + sizeof(buf) - p));
-}
-
-static void put_sym(struct obuf *b, const char *name, uint64_t off,
-		    uint64_t size)
-{
-	ob_char(b, ' ');
-	ob_str(b, name);
-	ob_char(b, '+');
-	put_hex(b, off, 1);
-	ob_char(b, '/');
-	put_hex(b, size, 1);
-}
-
-/*
- * The address, and the one it was given as when that carried a PAC:
- * "0xffff80000a1b002c (PAC cleared from 0xffd080000a1b002c):". In the
- * padding after a function the symbol is the kernel's, func+0x1f4/0x200,
- * and the line says where func itself ends, lest it read as inside it.
- */
-static void print_text(struct obuf *b, const struct ms_symres *r,
-		       uint64_t given)
-{
-	put_hex(b, r->addr, 16);
-	if (given != r->addr) {
-		ob_str(b, " (PAC cleared from ");
-		put_hex(b, given, 16);
-		ob_char(b, ')');
-	}
-	ob_char(b, ':');
-	if (r->core) {
-		put_sym(b, r->symbol, r->symbol_offset, r->symbol_size);
-		ob_str(b, " [kernel]\n");
-		return;
-	}
-	if (!r->module) {
-		ob_str(b, " in no module and no kernel symbol\n");
-		return;
-	}
-	if (r->symbol)
-		put_sym(b, r->symbol, r->symbol_offset, r->symbol_size);
-	ob_str(b, " [");
-	ob_str(b, r->module);
-	ob_char(b, ']');
-	if (r->section) {
-		ob_char(b, ' ');
-		ob_str(b, r->section);
-		ob_char(b, '+');
-		put_hex(b, r->section_offset, 1);
-	}
-	if (r->past_end) {
-		ob_str(b, " (past the end of ");
-		ob_str(b, r->symbol);
-		ob_str(b, ", size ");
-		put_hex(b, r->symbol_elf_size, 1);
-		ob_char(b, ')');
-	}
-	ob_char(b, '\n');
-	for (size_t i = 0; i < r->nframes; i++) {
-		const struct ms_frame *f = &r->frames[i];
-
-		ob_str(b, i ? "    (inlined by) " : "    ");
-		ob_str(b, f->func);
-		ob_str(b, " at ");
-		ob_str(b, f->file ? f->file : "??");
-		ob_char(b, ':');
-		put_dec(b, f->line);
-		if (f->col) {
-			ob_char(b, ':');
-			put_dec(b, f->col);
-		}
-		ob_char(b, '\n');
-	}
-}
-
-static json_object *to_json(const struct ms_symres *r, uint64_t given)
-{
-	json_object *o = json_object_new_object(), *a;
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%016" PRIx64, r->addr);
-	json_object_object_add(o, "address", json_object_new_string(buf));
-	if (given != r->addr) {
-		snprintf(buf, sizeof(buf), "0x%016" PRIx64, given);
-		json_object_object_add(o, "address_with_pac",
-				       json_object_new_string(buf));
-	}
-	json_object_object_add(o, "module",
-			       r->module ? json_object_new_string(r->module) :
-			       r->core	 ? json_object_new_string("kernel") :
-					   NULL);
-	json_object_object_add(o, "section",
-			       r->section ? json_object_new_string(r->section) :
-					    NULL);
-	if (r->section)
-		json_object_object_add(
-			o, "section_offset",
-			json_object_new_uint64(r->section_offset));
-	json_object_object_add(o, "symbol",
-			       r->symbol ? json_object_new_string(r->symbol) :
-					   NULL);
-	if (r->symbol) {
-		json_object_object_add(
-			o, "offset", json_object_new_uint64(r->symbol_offset));
-		json_object_object_add(o, "size",
-				       json_object_new_uint64(r->symbol_size));
-	}
-	if (r->past_end) {
-		json_object_object_add(o, "past_end",
-				       json_object_new_boolean(true));
-		json_object_object_add(
-			o, "elf_size",
-			json_object_new_uint64(r->symbol_elf_size));
-	}
-	a = json_object_new_array();
-	for (size_t i = 0; i < r->nframes; i++) {
-		json_object *f = json_object_new_object();
-
-		json_object_object_add(
-			f, "function",
-			json_object_new_string(r->frames[i].func));
-		json_object_object_add(
-			f, "file",
-			r->frames[i].file ?
-				json_object_new_string(r->frames[i].file) :
-				NULL);
-		json_object_object_add(f, "line",
-				       json_object_new_int(r->frames[i].line));
-		json_object_object_add(f, "column",
-				       json_object_new_int(r->frames[i].col));
-		json_object_array_add(a, f);
-	}
-	json_object_object_add(o, "frames", a);
-	return o;
 }
 
 /* An address as given, parsed; -EINVAL (err says which) if it is none. */
@@ -451,10 +220,9 @@ struct span {
 
 struct answers {
 	struct lazy *z;
-	bool pac;
-	json_object *arr; /* JSON: the document's array; NULL: text */
-	struct obuf text; /* the chunk's answers, in address order */
-	struct obuf out; /* what goes out, in the order given */
+	bool pac, json;
+	struct ms_obuf text; /* the chunk's answers, in address order */
+	struct ms_obuf out; /* what goes out, in the order given */
 	struct pos pos[CHUNK], tmp[CHUNK];
 	struct span sp[CHUNK];
 	size_t outside;
@@ -464,7 +232,6 @@ struct answers {
 static void answer_chunk(struct answers *a, const uint64_t *addrs,
 			 size_t from, size_t n)
 {
-	json_object *prev_obj = NULL;
 	bool prev_out = false;
 
 	for (size_t k = 0; k < n; k++)
@@ -479,37 +246,32 @@ static void answer_chunk(struct answers *a, const uint64_t *addrs,
 		/* The same address again: the same answer. */
 		if (k && a->pos[k - 1].addr == addr) {
 			a->outside += prev_out;
-			if (a->arr)
-				json_object_array_put_idx(
-					a->arr, from + i,
-					json_object_get(prev_obj));
-			else
-				a->sp[i] = a->sp[a->pos[k - 1].at];
+			a->sp[i] = a->sp[a->pos[k - 1].at];
 			continue;
 		}
 		prev_out = lookup(a->z, a->pac, addr, &res) == -ENOENT;
 		a->outside += prev_out;
-		if (a->arr) {
-			prev_obj = to_json(&res, addr);
-			json_object_array_put_idx(a->arr, from + i, prev_obj);
-			continue;
-		}
 		a->sp[i].off = a->text.len;
-		print_text(&a->text, &res, addr);
+		if (a->json)
+			ms_answer_json(&a->text, &res, addr);
+		else
+			ms_answer_text(&a->text, &res, addr);
 		a->sp[i].len = a->text.len - a->sp[i].off;
 	}
-	for (size_t i = 0; !a->arr && !a->text.failed && i < n; i++) {
-		ob_put(&a->out, a->text.data + a->sp[i].off, a->sp[i].len);
-		if (a->out.len >= OB_FLUSH)
-			ob_flush(&a->out);
+	for (size_t i = 0; !a->text.failed && i < n; i++) {
+		/* JSON: the array's elements apart, as json-c put them. */
+		if (a->json && from + i)
+			ms_ob_str(&a->out, ",\n");
+		ms_ob_put(&a->out, a->text.data + a->sp[i].off, a->sp[i].len);
+		if (a->out.len >= MS_OB_FLUSH)
+			ms_ob_flush(&a->out);
 	}
 }
 
 /*
- * Every address, answered into the JSON array or as text, in the order
- * given. Text goes out as it is made, since every address parsed and
- * every module it needs loaded before; JSON is one document, written at
- * the end.
+ * Every address, answered as text or as one JSON array, in the order
+ * given. The output goes out as it is made, since every address parsed
+ * and every module it needs loaded before.
  */
 static int answer(struct lazy *z, bool pac, const uint64_t *addrs, size_t n,
 		  const struct opts *o, size_t *outside, struct ms_err *err)
@@ -522,21 +284,17 @@ static int answer(struct lazy *z, bool pac, const uint64_t *addrs, size_t n,
 		return ms_err_errno(err, ENOMEM, "resolve");
 	a->z = z;
 	a->pac = pac;
-	a->arr = o->json ? json_object_new_array_ext((int)n) : NULL;
-	r = o->json && !a->arr ? ms_err_errno(err, ENOMEM, "resolve") : 0;
-	if (!r)
-		r = ms_out_open(o->output, &out, err);
+	a->json = o->json;
+	r = ms_out_open(o->output, &out, err);
 	if (!r)
 		a->out.sink = ms_out_file(out);
+	if (!r && a->json)
+		ms_ob_str(&a->out, "[\n");
 	for (size_t from = 0; !r && from < n; from += CHUNK)
 		answer_chunk(a, addrs, from, n - from < CHUNK ? n - from : CHUNK);
-	if (!r && a->arr) {
-		ob_str(&a->out, json_object_to_json_string_ext(
-					a->arr, JSON_C_TO_STRING_PRETTY |
-							JSON_C_TO_STRING_NOSLASHESCAPE));
-		ob_char(&a->out, '\n');
-	}
-	ob_flush(&a->out);
+	if (!r && a->json)
+		ms_ob_str(&a->out, n ? "\n]\n" : "]\n");
+	ms_ob_flush(&a->out);
 	if (!r && (a->text.failed || a->out.failed))
 		r = ms_err_errno(err, ENOMEM, "building output");
 	if (!r)
@@ -544,7 +302,6 @@ static int answer(struct lazy *z, bool pac, const uint64_t *addrs, size_t n,
 	else
 		ms_out_abort(out);
 	*outside = a->outside;
-	json_object_put(a->arr);
 	free(a->text.data);
 	free(a->out.data);
 	free(a);
