@@ -56,6 +56,7 @@ t() { local a b; a=$EPOCHREALTIME; "$@" >/dev/null 2>&1 || true; b=$EPOCHREALTIM
 RES=(resolve --capture "$W/capture.txt" --search "$out" --offline --cache-dir "$C")
 DEC=(decode --search "$out" --offline --cache-dir "$C")
 ms_ix() { "$MS" "${RES[@]}" <"$W/r.abs"; }
+ms_json() { "$MS" "${RES[@]}" --json <"$W/r.abs"; }
 ms_noix() { "$MS" "${RES[@]}" --no-index <"$W/r.abs"; }
 ms_first() { rm -rf "$C/index"; "$MS" "${RES[@]}" <"$W/r.abs"; }
 a2l() { addr2line -a -e "$KO" -j .text -f -i <"$W/r.off"; }
@@ -80,7 +81,7 @@ cmp -s "$W/dec.ix" "$W/dec.noix" ||
 
 declare -A T
 for i in $(seq 1 "$RUNS"); do
-	for f in ms_ix a2l ms_noix llvm ms_first ms_ix10k eu10k dec_ix dst dec_noix batch; do
+	for f in ms_ix a2l ms_json ms_noix llvm ms_first ms_ix10k eu10k dec_ix dst dec_noix batch; do
 		T[$f]="${T[$f]:-} $(t $f)"
 	done
 	echo "run $i of $RUNS done" >&2
@@ -115,6 +116,7 @@ read -r bm _ _ <<<"$(stats batch)"
 	echo "| resolve, 100,000 btrfs.ko .text addresses | median (s) | spread (s) | time / modsect's with the index |"
 	echo "|---|---:|---:|---:|"
 	row "modsect, from the index" ms_ix ms_ix
+	row "modsect --json, from the index" ms_json ms_ix
 	row "modsect --no-index (libdw)" ms_noix ms_ix
 	row "modsect, first run (libdw, writes the index)" ms_first ms_ix
 	row "GNU addr2line -f -i -j .text" a2l ms_ix
