@@ -46,18 +46,22 @@ static void put_hex(struct ms_obuf *b, uint64_t v, int width)
 	ms_ob_put(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-static void put_dec(struct ms_obuf *b, int v)
+static void put_u64(struct ms_obuf *b, uint64_t v)
 {
-	char buf[16], *p = buf + sizeof(buf);
-	unsigned int u = v < 0 ? 0u - (unsigned int)v : (unsigned int)v;
+	char buf[24], *p = buf + sizeof(buf);
 
 	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--p = '-';
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
 	ms_ob_put(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+static void put_dec(struct ms_obuf *b, int v)
+{
+	if (v < 0)
+		ms_ob_char(b, '-');
+	put_u64(b, v < 0 ? 0u - (unsigned int)v : (unsigned int)v);
 }
 
 static void put_sym(struct ms_obuf *b, const char *name, uint64_t off,
@@ -78,7 +82,7 @@ static void put_sym(struct ms_obuf *b, const char *name, uint64_t off,
  * and the line says where func itself ends, lest it read as inside it.
  */
 void ms_answer_text(struct ms_obuf *b, const struct ms_symres *r,
-		       uint64_t given)
+		    uint64_t given)
 {
 	put_hex(b, r->addr, 16);
 	if (given != r->addr) {
@@ -130,17 +134,6 @@ void ms_answer_text(struct ms_obuf *b, const struct ms_symres *r,
 		}
 		ms_ob_char(b, '\n');
 	}
-}
-
-static void put_u64(struct ms_obuf *b, uint64_t v)
-{
-	char buf[24], *p = buf + sizeof(buf);
-
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	ms_ob_put(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 /*
@@ -209,7 +202,7 @@ static void put_jstr_or_null(struct ms_obuf *b, const char *s)
  * objects (their allocation and freeing), twenty times the text.
  */
 void ms_answer_json(struct ms_obuf *b, const struct ms_symres *r,
-		       uint64_t given)
+		    uint64_t given)
 {
 	bool first = true;
 
