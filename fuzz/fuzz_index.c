@@ -33,19 +33,24 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	for (size_t i = 0; i < ix.n[IX_SYMS]; i++)
 		sum += strlen(ix_str(&ix, ix.syms[i].name));
 	for (size_t i = 0; i < ix.n[IX_FNS]; i++)
-		for (uint32_t k = 0; k < ix.fns[i].ninl; k++) {
-			const struct ix_inl *in = &ix.inls[ix.fns[i].inl_first + k];
+		for (uint32_t k = 0; k < ix.fns[i].nseg; k++) {
+			const struct ix_seg *g = &ix.segs[ix.fns[i].seg_first + k];
 
-			sum += strlen(ix_str(&ix, in->name));
-			if (ix_str(&ix, in->call_file))
-				sum += strlen(ix_str(&ix, in->call_file));
+			for (uint16_t j = 0; j < g->n; j++) {
+				const struct ix_frame *fr = &ix.frames[g->first + j];
+
+				sum += strlen(ix_str(&ix, fr->name));
+				if (ix_str(&ix, fr->call_file))
+					sum += strlen(ix_str(&ix, fr->call_file));
+			}
 		}
 	if (ixlookup_init(&ix, &lk) == 0) {
 		for (size_t i = 0; i < ix.n[IX_LINES]; i++) {
 			struct ms_frame f = { 0 };
 
 			if (ixlines_find(&ix, &lk, ix.lines[i].sec,
-					 ix.lines[i].off, &f) && f.file)
+					 ix.lines[i].off, 0, SIZE_MAX, &f) &&
+			    f.file)
 				sum += strlen(f.file);
 		}
 		ixlookup_free(&lk);

@@ -1,16 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "answer.h"
+
+static void fail(struct ms_obuf *b, int error)
+{
+	if (!b->failed)
+		b->error = error;
+	b->failed = true;
+}
 
 void ms_ob_flush(struct ms_obuf *b)
 {
 	if (b->sink && b->len && !b->failed &&
 	    fwrite(b->data, 1, b->len, b->sink) != b->len)
-		b->failed = true;
+		fail(b, errno ? errno : EIO);
 	if (b->sink)
 		b->len = 0;
+}
+
+/* All of iov[0, n) to fd, however little each writev takes. */
+static int writev_all(int fd, struct iovec *iov, size_t n)
+{
+	while (n) {
+		ssize_t w = writev(fd, iov, n < IOV_MAX ? (int)n : IOV_MAX);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		for (; n && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+void ms_ob_gather(struct ms_obuf *b, struct iovec *iov, size_t n)
+{
+	int fd;
+
+	ms_ob_flush(b);
+	if (!b->sink || b->failed)
+		return;
+	if (fflush(b->sink) != 0) {
+		fail(b, errno ? errno : EIO);
+		return;
+	}
+	fd = fileno(b->sink);
+	if (fd >= 0) {
+		if (writev_all(fd, iov, n) < 0)
+			fail(b, errno ? errno : EIO);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ms_ob_put(b, iov[i].iov_base, iov[i].iov_len);
+	ms_ob_flush(b);
 }
 
 /* The slow path of ms_ob_room: more room, or failed. */
@@ -25,7 +77,7 @@ __attribute__((noinline)) char *ms_ob_grow(struct ms_obuf *b, size_t n)
 		ncap *= 2;
 	d = realloc(b->data, ncap);
 	if (!d) {
-		b->failed = true;
+		fail(b, ENOMEM);
 		return NULL;
 	}
 	b->data = d;

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "modsect.h"
 
@@ -22,6 +23,7 @@ struct ms_obuf {
 	char *data;
 	size_t len, cap;
 	bool failed; /* out of memory, or the sink failed */
+	int error; /* then why: ENOMEM, or the sink's errno */
 	FILE *sink; /* where a full buffer goes, or NULL to keep all */
 };
 
@@ -30,6 +32,11 @@ struct ms_obuf {
 
 /* Writes what is buffered to the sink, if there is one. */
 void ms_ob_flush(struct ms_obuf *b);
+/*
+ * Writes what is buffered, then the n pieces, to the sink: gathered by
+ * writev where the sink has a file descriptor, not copied together.
+ */
+void ms_ob_gather(struct ms_obuf *b, struct iovec *iov, size_t n);
 /* The slow path of ms_ob_room: more room, or failed. */
 char *ms_ob_grow(struct ms_obuf *b, size_t n);
 

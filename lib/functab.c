@@ -39,22 +39,6 @@ struct top {
 	size_t at;
 };
 
-struct fn {
-	uint64_t lo, hi;
-	const char *name;
-	Dwarf_Die die; /* the subprogram, for the walk on first use */
-	struct inl *inl; /* depth-first, those in [lo, hi) */
-	size_t ninl;
-	/*
-	 * The depth-0 entries of inl, packed: a lookup reads these instead
-	 * of striding through inl, whose entries are three times the size.
-	 */
-	struct top *top;
-	size_t ntop;
-	bool walked;
-	uint32_t ix_first, ix_n; /* with an index: its inlined calls there */
-};
-
 static const char *die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
@@ -245,51 +229,6 @@ static int walk_cu(struct smod *sm, Dwarf_Die *die)
 	return r;
 }
 
-/* The runtime address of an index offset, or base if unplaced. */
-static uint64_t ix_addr(const struct smod *sm, uint16_t sec, uint32_t off,
-			uint64_t unplaced)
-{
-	uint64_t base = sm->ix_base[sec];
-
-	return base == IX_UNPLACED ? unplaced : base + off;
-}
-
-/*
- * The index's copy of what walk_inlines found. A range in a section that
- * is not loaded matches nothing; an extent reaching into one, or across
- * sections, is taken as unbounded: it only prunes the walk less.
- */
-static int ix_inlines(const struct smod *sm, const struct fn *f,
-		      struct walk *w)
-{
-	w->inl = calloc(f->ix_n + 1, sizeof(*w->inl));
-	if (!w->inl)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < f->ix_n; i++) {
-		const struct ix_inl *x = &sm->ix->inls[f->ix_first + i];
-		uint64_t lo = ix_addr(sm, x->sec, x->lo, 0);
-
-		w->inl[w->ninl++] = (struct inl){
-			.lo = lo,
-			.hi = lo ? ix_addr(sm, x->sec, x->hi, 0) : 0,
-			.name = ix_str(sm->ix, x->name),
-			.call_file = ix_str(sm->ix, x->call_file),
-			.call_line = x->call_line,
-			.call_col = x->call_col,
-			.depth = x->depth,
-			.ext_lo = ix_addr(sm, x->ext_lo_sec, x->ext_lo, 0),
-			.ext_hi = ix_addr(sm, x->ext_hi_sec, x->ext_hi,
-					  UINT64_MAX),
-		};
-		/* Sections apart in one layout may be in either order in another. */
-		if (x->ext_lo_sec != x->ext_hi_sec) {
-			w->inl[w->ninl - 1].ext_lo = 0;
-			w->inl[w->ninl - 1].ext_hi = UINT64_MAX;
-		}
-	}
-	return 0;
-}
-
 /*
  * A call's extent within f's part: the lookups it prunes are of
  * addresses in the part, for which it prunes the same. Calls with a .cold
@@ -313,14 +252,10 @@ static int walk_fn(const struct smod *sm, struct fn *f)
 	int r;
 
 	f->walked = true;
-	if (sm->ix) {
-		r = ix_inlines(sm, f, &w);
-	} else {
-		if (!dwarf_diecu(&f->die, &cu, NULL, NULL) ||
-		    dwarf_getsrcfiles(&cu, &w.files, &w.nfiles) != 0)
-			w.files = NULL;
-		r = walk_inlines(&w, &f->die, 0);
-	}
+	if (!dwarf_diecu(&f->die, &cu, NULL, NULL) ||
+	    dwarf_getsrcfiles(&cu, &w.files, &w.nfiles) != 0)
+		w.files = NULL;
+	r = walk_inlines(&w, &f->die, 0);
 	if (!r && w.ninl) {
 		f->inl = malloc(w.ninl * sizeof(*f->inl));
 		if (!f->inl)
@@ -352,29 +287,6 @@ static int cmp_fn(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* The function parts of the index, placed where the layout put them. */
-static int ix_fns(struct smod *sm)
-{
-	sm->fns = calloc(sm->ix->n[IX_FNS] + 1, sizeof(*sm->fns));
-	if (!sm->fns)
-		return -ENOMEM;
-	sm->capfns = sm->ix->n[IX_FNS] + 1;
-	for (size_t i = 0; i < sm->ix->n[IX_FNS]; i++) {
-		const struct ix_fn *x = &sm->ix->fns[i];
-
-		if (sm->ix_base[x->sec] == IX_UNPLACED)
-			continue;
-		sm->fns[sm->nfns++] = (struct fn){
-			.lo = sm->ix_base[x->sec] + x->lo,
-			.hi = sm->ix_base[x->sec] + x->hi,
-			.name = ix_str(sm->ix, x->name),
-			.ix_first = x->inl_first,
-			.ix_n = x->ninl,
-		};
-	}
-	return 0;
-}
-
 int functab_build(struct smod *sm)
 {
 	Dwarf_Die *cu = NULL;
@@ -383,7 +295,7 @@ int functab_build(struct smod *sm)
 
 	sm->built = true;
 	if (sm->ix)
-		r = ix_fns(sm);
+		r = ixfns_build(sm);
 	while (!r && !sm->ix && (cu = dwfl_module_nextcu(sm->dm, cu, &bias))) {
 		sm->bias = bias;
 		r = walk_cu(sm, cu);
@@ -453,7 +365,7 @@ void functab_line(const struct smod *sm, uint64_t addr, bool in_fn,
 
 	if (sm->ix) {
 		if (ixsecs_find(&sm->ix_secs, addr, false, &sec, &off))
-			ixlines_find(sm->ix, &sm->ix_lines, sec, off, f);
+			ixlines_find(sm->ix, &sm->ix_lines, sec, off, 0, SIZE_MAX, f);
 		return;
 	}
 	line = functab_getsrc(sm->dm, addr, !in_fn);
@@ -545,6 +457,8 @@ int functab_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
 	const struct inl *chain[MS_MAX_FRAMES];
 	size_t depth;
 
+	if (sm->ix)
+		return ixfns_frames(sm, fn, addr, res);
 	if (!fn->walked && walk_fn(sm, fn) < 0)
 		return -ENOMEM;
 	depth = chain_of(fn, addr, chain);
@@ -595,29 +509,76 @@ static int ix_range(const struct ixsecs *xs, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
-static int index_inl(const struct inl *in, const struct ixsecs *xs,
-		     struct ixw *w)
+/*
+ * Where the inline chain may change in f: its start, and each end of
+ * every call's ranges and extent that falls inside it; sorted, each once.
+ */
+static uint64_t *change_points(const struct fn *f, size_t *n)
 {
-	struct ix_inl x = {
-		.name = ixw_str(w, in->name),
-		.call_file = in->call_file ? ixw_str(w, in->call_file) :
-					     IX_NONE,
-		.call_line = in->call_line,
-		.call_col = in->call_col,
-		.depth = (uint16_t)in->depth,
-	};
-	int r = in->depth < 0 || in->depth >= UINT16_MAX ? -ERANGE : 0;
+	uint64_t *p = malloc((4 * f->ninl + 1) * sizeof(*p));
+	size_t k = 0, m = 0;
 
-	if (!r)
-		r = ix_range(xs, in->lo, in->hi, &x.sec, &x.lo, &x.hi);
-	/* The extent may span sections (a .cold part): each end alone. */
-	if (!r && !ixsecs_find(xs, in->ext_lo, false, &x.ext_lo_sec,
-			       &x.ext_lo))
-		r = -ERANGE;
-	if (!r && !ixsecs_find(xs, in->ext_hi, true, &x.ext_hi_sec,
-			       &x.ext_hi))
-		r = -ERANGE;
-	return r ? r : ixw_inl(w, &x);
+	if (!p)
+		return NULL;
+	p[k++] = f->lo;
+	for (size_t i = 0; i < f->ninl; i++) {
+		const struct inl *in = &f->inl[i];
+		uint64_t e[4] = { in->lo, in->hi, in->ext_lo, in->ext_hi };
+
+		for (int j = 0; j < 4; j++)
+			if (e[j] > f->lo && e[j] < f->hi)
+				p[k++] = e[j];
+	}
+	qsort(p, k, sizeof(*p), ms_cmp_u64);
+	for (size_t i = 0; i < k; i++)
+		if (i == 0 || p[i] != p[m - 1])
+			p[m++] = p[i];
+	*n = m;
+	return p;
+}
+
+/*
+ * f's inline segments: the chain chain_of gives at each change point,
+ * innermost first as functab_frames reads it, a segment where it differs
+ * from the one before. Computed by the lookup itself, the index answers
+ * as the DWARF does.
+ */
+static int index_segs(const struct fn *f, struct ixw *w, uint32_t *nseg)
+{
+	const struct inl *chain[MS_MAX_FRAMES];
+	struct ix_frame fr[MS_MAX_FRAMES], prev[MS_MAX_FRAMES];
+	size_t n = 0, pd = SIZE_MAX;
+	uint64_t *p = f->ninl ? change_points(f, &n) : NULL;
+	int r = f->ninl && !p ? -ENOMEM : 0;
+
+	*nseg = 0;
+	for (size_t i = 0; !r && i < n; i++) {
+		size_t d = chain_of(f, p[i], chain);
+		struct ix_seg g = { .off = (uint32_t)(p[i] - f->lo), .n = (uint16_t)d };
+
+		for (size_t k = 0; k < d; k++) {
+			const struct inl *in = chain[d - 1 - k];
+
+			fr[k] = (struct ix_frame){
+				.name = ixw_str(w, in->name),
+				.call_file = in->call_file ?
+						     ixw_str(w, in->call_file) :
+						     IX_NONE,
+				.call_line = in->call_line,
+				.call_col = in->call_col,
+			};
+		}
+		if (d == pd && !memcmp(fr, prev, d * sizeof(*fr)))
+			continue;
+		r = ixw_frames(w, fr, d, &g.first);
+		if (!r)
+			r = ixw_seg(w, &g);
+		memcpy(prev, fr, d * sizeof(*fr));
+		pd = d;
+		++*nseg;
+	}
+	free(p);
+	return r;
 }
 
 /*
@@ -637,10 +598,9 @@ int functab_index(struct smod *sm, const struct ixsecs *xs, struct ixw *w)
 			r = walk_fn(sm, f);
 		if (!r)
 			r = ix_range(xs, f->lo, f->hi, &x.sec, &x.lo, &x.hi);
-		x.inl_first = (uint32_t)ixw_ninl(w);
-		x.ninl = (uint32_t)f->ninl;
-		for (size_t k = 0; !r && k < f->ninl; k++)
-			r = index_inl(&f->inl[k], xs, w);
+		x.seg_first = (uint32_t)ixw_nseg(w);
+		if (!r)
+			r = index_segs(f, w, &x.nseg);
 		if (!r)
 			r = ixw_fn(w, &x);
 	}

@@ -97,13 +97,6 @@ bool ixsecs_find(const struct ixsecs *xs, uint64_t addr, bool end,
 	return true;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct points {
 	uint64_t *v;
 	size_t n, cap;
@@ -179,7 +172,7 @@ int ixlines_write(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w)
 	int r = change_points(dm, xs, &p);
 
 	if (!r && p.n)
-		qsort(p.v, p.n, sizeof(*p.v), cmp_u64);
+		qsort(p.v, p.n, sizeof(*p.v), ms_cmp_u64);
 	for (size_t i = 0; !r && i < p.n; i++) {
 		struct ix_line row = { .file = IX_NONE };
 		Dwfl_Line *line;
@@ -244,13 +237,10 @@ void ixlookup_free(struct ixlookup *lk)
 	lk->first = NULL;
 }
 
-int ixlines_find(const struct ix *ix, const struct ixlookup *lk, uint16_t sec,
-		 uint32_t off, struct ms_frame *f)
+/* In rows [lo, hi), the first past off. */
+static size_t upper_in(const struct ixlookup *lk, size_t lo, size_t hi,
+		       uint32_t off)
 {
-	size_t lo = lk->first[sec], hi = lk->first[sec + 1];
-	const struct ix_line *l;
-
-	/* The last row of the section at or before off. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -259,11 +249,27 @@ int ixlines_find(const struct ix *ix, const struct ixlookup *lk, uint16_t sec,
 		else
 			hi = mid;
 	}
-	if (lo == lk->first[sec] || !ix->lines[lo - 1].found)
+	return lo;
+}
+
+int ixlines_find(const struct ix *ix, const struct ixlookup *lk, uint16_t sec,
+		 uint32_t off, size_t lo, size_t hi, struct ms_frame *f)
+{
+	size_t first = lk->first[sec], end = lk->first[sec + 1], at;
+	const struct ix_line *l;
+
+	/* The last row of the section at or before off. */
+	at = upper_in(lk, lo > first ? lo : first, hi < end ? hi : end, off);
+	if (at == first || !ix->lines[at - 1].found)
 		return 0;
-	l = &ix->lines[lo - 1];
+	l = &ix->lines[at - 1];
 	f->file = ix_str(ix, l->file);
 	f->line = l->line;
 	f->col = l->col;
 	return 1;
+}
+
+size_t ixlines_upper(const struct ixlookup *lk, uint16_t sec, uint32_t off)
+{
+	return upper_in(lk, lk->first[sec], lk->first[sec + 1], off);
 }

@@ -39,8 +39,14 @@ struct ixlookup {
 
 int ixlookup_init(const struct ix *ix, struct ixlookup *lk);
 void ixlookup_free(struct ixlookup *lk);
-/* The line at (sec, off) into f: 1, or 0 if the line table has none. */
+/*
+ * The line at (sec, off) into f: 1, or 0 if the line table has none.
+ * Rows before lo are known to be at or before off, rows from hi past it
+ * (0, SIZE_MAX: nothing is known).
+ */
 int ixlines_find(const struct ix *ix, const struct ixlookup *lk, uint16_t sec,
-		 uint32_t off, struct ms_frame *f);
+		 uint32_t off, size_t lo, size_t hi, struct ms_frame *f);
+/* The rows of sec at or before off, counted from the first row of all. */
+size_t ixlines_upper(const struct ixlookup *lk, uint16_t sec, uint32_t off);
 
 #endif

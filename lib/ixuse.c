@@ -27,7 +27,10 @@ static const struct ms_modfile *symbolized_file(const struct ms_layout *l)
 	return l->debug && l->debug->file ? l->debug->file : l->file;
 }
 
-/* The index's path for l's file; NULL if the file has no build-id. */
+/*
+ * The index's path for l's file, and the file's size; NULL if the file
+ * has no build-id.
+ */
 static char *ix_path(const struct ms_layout *l, const char *dir,
 		     uint64_t *size_ret)
 {
@@ -44,24 +47,11 @@ static char *ix_path(const struct ms_layout *l, const char *dir,
 	return path;
 }
 
-int ix_attach(struct smod *sm, const char *dir)
+/* Gives sm the index ix, which it then owns: 0, or -ENOMEM. */
+static int attach(struct smod *sm, struct ix *ix)
 {
 	const struct ms_layout *l = sm->l;
-	const char *bid = ms_modfile_build_id(symbolized_file(l));
-	struct ms_err err = { 0 };
-	uint64_t size;
-	char *path = ix_path(l, dir, &size);
-	struct ix *ix = NULL;
-	int r;
 
-	if (!path)
-		return 0;
-	/* Missing or damaged: answered from the DWARF, and written anew. */
-	r = ix_open(path, bid, size, &ix, &err);
-	free(path);
-	sm->ix_want = r != 0;
-	if (r)
-		return 0;
 	sm->ix_base = malloc((ix->n[IX_SECS] + 1) * sizeof(*sm->ix_base));
 	sm->ix_secs.v = calloc(ix->n[IX_SECS] + 1, sizeof(*sm->ix_secs.v));
 	if (!sm->ix_base || !sm->ix_secs.v ||
@@ -89,7 +79,28 @@ int ix_attach(struct smod *sm, const char *dir)
 	}
 	ixsecs_sort(&sm->ix_secs);
 	sm->ix = ix;
-	return 1;
+	return 0;
+}
+
+int ix_attach(struct smod *sm, const char *dir)
+{
+	const char *bid = ms_modfile_build_id(symbolized_file(sm->l));
+	struct ms_err err = { 0 };
+	uint64_t size;
+	char *path = ix_path(sm->l, dir, &size);
+	struct ix *ix = NULL;
+	int r;
+
+	if (!path)
+		return 0;
+	/* Missing or damaged: made anew on first use. */
+	r = ix_open(path, bid, size, &ix, &err);
+	free(path);
+	sm->ix_want = r != 0;
+	if (r)
+		return 0;
+	r = attach(sm, ix);
+	return r < 0 ? r : 1;
 }
 
 void ix_detach(struct smod *sm)
@@ -131,7 +142,9 @@ static int own_layout(const struct ms_layout *l, struct ms_map **map_ret,
 	return 0;
 }
 
-int ix_save(struct smod *sm, const char *dir, struct ms_err *err)
+/* The index of sm's file, built from the DWARF in a layout of our own. */
+static int build(struct smod *sm, void **buf, size_t *len, uint64_t *size,
+		 struct ms_err *err)
 {
 	const struct ms_layout *l = sm->l;
 	const char *bid = ms_modfile_build_id(symbolized_file(l));
@@ -141,9 +154,7 @@ int ix_save(struct smod *sm, const char *dir, struct ms_err *err)
 	struct ixsecs xs = { 0 };
 	struct ixw *w = NULL;
 	struct smod *om;
-	uint64_t size;
-	char *path = ix_path(l, dir, &size);
-	int r = path ? 0 : ms_err_set(err, ENOENT, "%s: no build-id", l->mod->name);
+	int r = bid ? 0 : ms_err_set(err, ENOENT, "%s: no build-id", l->mod->name);
 
 	if (!r)
 		r = own_layout(l, &map, &own, err);
@@ -166,12 +177,39 @@ int ix_save(struct smod *sm, const char *dir, struct ms_err *err)
 			r = ms_err_errno(err, -r, "index of %s", l->mod->name);
 	}
 	if (!r)
-		r = ixw_write(w, path, bid, size, err);
+		r = ixw_image(w, bid, *size, buf, len, err);
 	ixw_free(w);
 	ixsecs_free(&xs);
 	ms_symbolizer_free(s);
 	ms_layout_free(own);
 	ms_map_free(map);
+	return r;
+}
+
+int ix_make(struct smod *sm, const char *dir, struct ms_err *err)
+{
+	struct ms_err werr = { 0 };
+	struct ix *ix = NULL;
+	uint64_t size = 0;
+	char *path = ix_path(sm->l, dir, &size);
+	void *buf = NULL;
+	size_t len = 0;
+	int r = path ? 0 : ms_err_set(err, ENOENT, "%s: no build-id",
+				      sm->l->mod->name);
+	int wr = 0;
+
+	if (!r)
+		r = build(sm, &buf, &len, &size, err);
+	if (!r)
+		wr = ix_write(path, buf, len, &werr);
 	free(path);
+	if (!r)
+		r = ix_from_image(buf, len, &ix, err);
+	if (!r && attach(sm, ix) < 0)
+		r = ms_err_errno(err, ENOMEM, "index of %s", sm->l->mod->name);
+	if (!r && wr) {
+		*err = werr;
+		r = wr;
+	}
 	return r;
 }

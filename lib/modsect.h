@@ -56,6 +56,8 @@ size_t ms_upper_bound(const void *base, size_t n, size_t size, size_t key_off,
 #define MS_UPPER_BOUND(arr, n, field, key)                               \
 	ms_upper_bound((arr), (n), sizeof(*(arr)),                       \
 		       offsetof(__typeof__(*(arr)), field), (key))
+/* qsort's order of uint64_t values. */
+int ms_cmp_u64(const void *a, const void *b);
 
 /* ---- context (ctx.c) ---- */
 
@@ -473,14 +475,15 @@ void ms_symbolizer_free(struct ms_symbolizer *s);
 /*
  * Index files (one per build-id, under dir) for the modules added after:
  * a module with one is answered from it and its DWARF is never read; one
- * without gets one from ms_symbolizer_save_index, with answers the same.
+ * without gets one (made and written) the first time it is used, with
+ * answers the same.
  */
 void ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir);
 /*
- * Writes the index of every module used that has none; 0, or the first
- * error (every module is tried).
+ * 0 if every index made was written, else the first failure to make or
+ * write one (once: the next call says 0).
  */
-int ms_symbolizer_save_index(struct ms_symbolizer *s, struct ms_err *err);
+int ms_symbolizer_index_error(struct ms_symbolizer *s, struct ms_err *err);
 /* -ENOENT if addr is in no module; strings live as long as s. */
 int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		 struct ms_symres *res);

@@ -19,7 +19,28 @@ struct sym {
 	bool global;
 };
 
-struct fn;
+struct inl;
+struct top;
+
+/* A function's part (one range of its code), from the DWARF or an index. */
+struct fn {
+	uint64_t lo, hi;
+	const char *name;
+	Dwarf_Die die; /* the subprogram, for the walk on first use */
+	struct inl *inl; /* depth-first, those in [lo, hi) */
+	size_t ninl;
+	/*
+	 * The depth-0 entries of inl, packed: a lookup reads these instead
+	 * of striding through inl, whose entries are three times the size.
+	 */
+	struct top *top;
+	size_t ntop;
+	bool walked;
+	/* With an index: its segments, and the line rows it may answer with. */
+	uint32_t ix_seg_first, ix_nseg;
+	uint16_t ix_sec;
+	size_t ix_row_lo, ix_row_hi;
+};
 
 struct smod {
 	const struct ms_layout *l;
@@ -46,7 +67,7 @@ struct smod {
 	uint64_t *ix_base;
 	struct ixsecs ix_secs;
 	struct ixlookup ix_lines;
-	bool ix_want; /* no index yet: write one after use */
+	bool ix_want; /* no index yet: make one on first use */
 };
 
 #define IX_UNPLACED UINT64_MAX
@@ -62,8 +83,12 @@ struct smod *symbolizer_mod(const struct ms_symbolizer *s, size_t i);
  */
 int ix_attach(struct smod *sm, const char *dir);
 void ix_detach(struct smod *sm);
-/* Builds and writes the index of sm's file into dir. */
-int ix_save(struct smod *sm, const char *dir, struct ms_err *err);
+/*
+ * Builds the index of sm's file, writes it into dir and gives it to sm,
+ * whose tables then come from it. An error writing it (returned) still
+ * leaves sm its index; any other leaves sm to the DWARF.
+ */
+int ix_make(struct smod *sm, const char *dir, struct ms_err *err);
 
 /*
  * The sort keys of a sorted table, packed: a binary search then reads 8
@@ -74,6 +99,12 @@ uint64_t *sorted_keys(const void *base, size_t *n, size_t size, size_t key_off);
 #define SORTED_KEYS(arr, n, field)              \
 	sorted_keys((arr), (n), sizeof(*(arr)), \
 		    offsetof(__typeof__(*(arr)), field))
+
+/* The function parts of sm's index, placed where sm's layout put them. */
+int ixfns_build(struct smod *sm);
+/* functab_frames, from the index's segments. */
+int ixfns_frames(const struct smod *sm, const struct fn *fn, uint64_t addr,
+		 struct ms_symres *res);
 
 /* ---- ELF symbols (symtab.c) ---- */
 

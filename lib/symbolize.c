@@ -26,6 +26,8 @@ struct ms_symbolizer {
 	size_t ncore;
 	Dwfl_Callbacks cb;
 	char *ix_dir; /* index files (ixuse.c), or NULL */
+	int ix_rc; /* the first index not made or not written */
+	struct ms_err ix_err;
 };
 
 struct smod *symbolizer_mod(const struct ms_symbolizer *s, size_t i)
@@ -39,26 +41,34 @@ void ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir)
 	s->ix_dir = dir ? strdup(dir) : NULL;
 }
 
-int ms_symbolizer_save_index(struct ms_symbolizer *s, struct ms_err *err)
+int ms_symbolizer_index_error(struct ms_symbolizer *s, struct ms_err *err)
 {
-	int r = 0;
+	int r = s->ix_rc;
 
-	for (size_t i = 0; s->ix_dir && i < s->nmods; i++) {
-		struct smod *sm = s->mods[i];
-		struct ms_err e = { 0 };
-		int rc;
-
-		/* Only what was used: an index costs a walk of all the DWARF. */
-		if (!sm->ix_want || (!sm->built && !sm->syms_built))
-			continue;
-		sm->ix_want = false;
-		rc = ix_save(sm, s->ix_dir, &e);
-		if (rc && !r) {
-			*err = e;
-			r = rc;
-		}
-	}
+	if (r)
+		*err = s->ix_err;
+	s->ix_rc = 0;
 	return r;
+}
+
+/*
+ * A module with no index gets one the first time it is used, and is
+ * answered from it: the index's walk of the DWARF is the one read of
+ * it, where answering first and indexing after read it twice (in the
+ * map's layout, then in the index's own). A failure is kept for
+ * ms_symbolizer_index_error; the module is then answered from the DWARF.
+ */
+static void make_index(struct ms_symbolizer *s, struct smod *sm)
+{
+	struct ms_err e = { 0 };
+	int rc;
+
+	sm->ix_want = false;
+	rc = ix_make(sm, s->ix_dir, &e);
+	if (rc < 0 && !s->ix_rc) {
+		s->ix_rc = rc;
+		s->ix_err = e;
+	}
 }
 
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -370,6 +380,8 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		res->section = at->name;
 		res->section_offset = addr - at->addr;
 	}
+	if (sm->ix_want)
+		make_index(s, sm);
 	if (!sm->syms_built && symtab_build(sm) < 0)
 		return -ENOMEM;
 	set_symbol(sm, addr, look, sec, res);
@@ -396,7 +408,10 @@ int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
 			 const char *name, uint64_t *addr_ret)
 {
 	for (size_t i = 0; i < s->nmods; i++)
-		if (ms_modname_eq(s->mods[i]->l->mod->name, module))
+		if (ms_modname_eq(s->mods[i]->l->mod->name, module)) {
+			if (s->mods[i]->ix_want)
+				make_index(s, s->mods[i]);
 			return symtab_lookup(s->mods[i], name, addr_ret);
+		}
 	return -ENOENT;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The index file: a header, then six tables (sections, symbols, function
- * parts, inlined calls, line rows, strings), each 8-byte aligned. The
+ * The index file: a header, then seven tables (sections, symbols, function
+ * parts, their inline segments, the chains of inlined calls those name,
+ * line rows, strings), each 8-byte aligned. The
  * header names the build-id and size of the file it came from and a
  * checksum of all of it; a reader checks all of it, and every count,
  * offset and reference in the tables, before it trusts one byte, since a
@@ -18,9 +19,8 @@
 #include "symindex.h"
 
 #define IX_MAGIC "MSINDEX\n"
-#define IX_VERSION 1
+#define IX_VERSION 2
 #define IX_ORDER 0x01020304u /* the writer's byte order: only ours is read */
-#define IX_MAX_DEPTH 4096
 
 struct ix_header {
 	char magic[8];
@@ -36,8 +36,9 @@ struct ix_header {
 
 static const size_t entry_size[IX_NTABLES] = {
 	[IX_SECS] = sizeof(struct ix_sec),   [IX_SYMS] = sizeof(struct ix_sym),
-	[IX_FNS] = sizeof(struct ix_fn),     [IX_INLS] = sizeof(struct ix_inl),
-	[IX_LINES] = sizeof(struct ix_line), [IX_STRS] = 1,
+	[IX_FNS] = sizeof(struct ix_fn),     [IX_SEGS] = sizeof(struct ix_seg),
+	[IX_FRAMES] = sizeof(struct ix_frame), [IX_LINES] = sizeof(struct ix_line),
+	[IX_STRS] = 1,
 };
 
 /*
@@ -88,6 +89,8 @@ struct ixw {
 	struct vec t[IX_NTABLES];
 	uint32_t *hash; /* open addressing: string offset + 1, 0 empty */
 	size_t hcap, hn;
+	uint64_t *chains; /* likewise: first << 16 | n, + 1 */
+	size_t ccap, cn;
 	bool failed;
 };
 
@@ -119,6 +122,7 @@ void ixw_free(struct ixw *w)
 	for (int i = 0; i < IX_NTABLES; i++)
 		free(w->t[i].p);
 	free(w->hash);
+	free(w->chains);
 	free(w);
 }
 
@@ -213,19 +217,89 @@ int ixw_fn(struct ixw *w, const struct ix_fn *f)
 	return push(w, IX_FNS, f);
 }
 
-int ixw_inl(struct ixw *w, const struct ix_inl *i)
-{
-	return push(w, IX_INLS, i);
-}
-
 int ixw_line(struct ixw *w, const struct ix_line *l)
 {
 	return push(w, IX_LINES, l);
 }
 
-size_t ixw_ninl(const struct ixw *w)
+int ixw_seg(struct ixw *w, const struct ix_seg *g)
 {
-	return w->t[IX_INLS].n;
+	return push(w, IX_SEGS, g);
+}
+
+size_t ixw_nseg(const struct ixw *w)
+{
+	return w->t[IX_SEGS].n;
+}
+
+static uint32_t chain_hash(const struct ix_frame *v, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)v;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n * sizeof(*v); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static int grow_chains(struct ixw *w)
+{
+	size_t cap = w->ccap ? 2 * w->ccap : 4096;
+	uint64_t *c = calloc(cap, sizeof(*c));
+	const struct ix_frame *fr = w->t[IX_FRAMES].p;
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->ccap; i++) {
+		uint64_t e = w->chains[i];
+		size_t j;
+
+		if (!e)
+			continue;
+		j = chain_hash(fr + ((e - 1) >> 16), (e - 1) & 0xffff) &
+		    (cap - 1);
+		while (c[j])
+			j = (j + 1) & (cap - 1);
+		c[j] = e;
+	}
+	free(w->chains);
+	w->chains = c;
+	w->ccap = cap;
+	return 0;
+}
+
+int ixw_frames(struct ixw *w, const struct ix_frame *v, size_t n,
+	       uint32_t *first)
+{
+	struct vec *f = &w->t[IX_FRAMES];
+	size_t j;
+
+	*first = 0;
+	if (n == 0 || w->failed)
+		return w->failed ? -ENOMEM : 0;
+	if (n > 0xffff || f->n + n >= UINT32_MAX ||
+	    ((w->cn + 1) * 2 > w->ccap && grow_chains(w) < 0)) {
+		w->failed = true;
+		return -ENOMEM;
+	}
+	for (j = chain_hash(v, n) & (w->ccap - 1); w->chains[j];
+	     j = (j + 1) & (w->ccap - 1)) {
+		uint64_t e = w->chains[j] - 1;
+
+		if ((e & 0xffff) == n &&
+		    !memcmp((const struct ix_frame *)f->p + (e >> 16), v,
+			    n * sizeof(*v))) {
+			*first = (uint32_t)(e >> 16);
+			return 0;
+		}
+	}
+	*first = (uint32_t)f->n;
+	for (size_t k = 0; k < n; k++)
+		if (push(w, IX_FRAMES, &v[k]) < 0)
+			return -ENOMEM;
+	w->chains[j] = ((uint64_t)*first << 16 | n) + 1;
+	w->cn++;
+	return 0;
 }
 
 static size_t align8(size_t n)
@@ -250,19 +324,17 @@ static int write_all(int fd, const void *p, size_t len)
 	return 0;
 }
 
-int ixw_write(struct ixw *w, const char *path, const char *build_id,
-	      uint64_t file_size, struct ms_err *err)
+int ixw_image(struct ixw *w, const char *build_id, uint64_t file_size,
+	      void **buf_ret, size_t *len_ret, struct ms_err *err)
 {
 	struct ix_header h = { .version = IX_VERSION, .order = IX_ORDER };
 	size_t at = sizeof(h);
-	char *buf, *tmp = NULL;
-	int fd, r = 0;
+	char *buf;
 
 	if (w->failed)
-		return ms_err_errno(err, ENOMEM, "index %s", path);
+		return ms_err_errno(err, ENOMEM, "index");
 	if (strlen(build_id) >= sizeof(h.build_id))
-		return ms_err_set(err, EINVAL, "index %s: build-id too long",
-				  path);
+		return ms_err_set(err, EINVAL, "index: build-id too long");
 	memcpy(h.magic, IX_MAGIC, sizeof(h.magic));
 	memcpy(h.build_id, build_id, strlen(build_id) + 1);
 	h.file_size = file_size;
@@ -274,24 +346,32 @@ int ixw_write(struct ixw *w, const char *path, const char *build_id,
 	h.total = at;
 	buf = calloc(1, at);
 	if (!buf)
-		return ms_err_errno(err, ENOMEM, "index %s", path);
+		return ms_err_errno(err, ENOMEM, "index");
 	for (int i = 0; i < IX_NTABLES; i++)
 		if (w->t[i].n)
 			memcpy(buf + h.t[i].off, w->t[i].p,
 			       w->t[i].n * entry_size[i]);
-	memcpy(buf, &h, sizeof(h));
 	h.sum = file_sum(buf, at, &h);
 	memcpy(buf, &h, sizeof(h));
+	*buf_ret = buf;
+	*len_ret = at;
+	return 0;
+}
+
+int ix_write(const char *path, const void *buf, size_t len,
+	     struct ms_err *err)
+{
+	char *tmp = NULL;
+	int fd, r = 0;
+
 	/* Another run may write the same index: each renames its own. */
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		free(buf);
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
 		return ms_err_errno(err, ENOMEM, "index %s", path);
-	}
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		r = -errno;
 	if (!r)
-		r = write_all(fd, buf, at);
+		r = write_all(fd, buf, len);
 	if (!r && fchmod(fd, 0644) < 0)
 		r = -errno;
 	if (fd >= 0 && close(fd) < 0 && !r)
@@ -301,7 +381,6 @@ int ixw_write(struct ixw *w, const char *path, const char *build_id,
 	if (r && fd >= 0)
 		unlink(tmp);
 	free(tmp);
-	free(buf);
 	return r ? ms_err_errno(err, -r, "cannot write index %s", path) : 0;
 }
 
@@ -322,6 +401,31 @@ static bool sec_ok(const struct ix *ix, uint32_t sec)
 	return sec < ix->n[IX_SECS];
 }
 
+/*
+ * A function part, its segments (in order, the first at its start, none
+ * past its end) and the chains they name (each within the table, and no
+ * deeper than a lookup's frames).
+ */
+static bool fn_ok(const struct ix *ix, const struct ix_fn *f)
+{
+	if (!str_ok(ix, f->name, false) || !sec_ok(ix, f->sec) ||
+	    f->lo > f->hi || f->seg_first > ix->n[IX_SEGS] ||
+	    f->nseg > ix->n[IX_SEGS] - f->seg_first)
+		return false;
+	for (uint32_t k = 0; k < f->nseg; k++) {
+		const struct ix_seg *g = &ix->segs[f->seg_first + k];
+
+		if (k == 0 ? g->off != 0 : g->off <= g[-1].off)
+			return false;
+		if (g->off >= f->hi - f->lo && g->off)
+			return false;
+		if (g->n >= MS_MAX_FRAMES || g->first > ix->n[IX_FRAMES] ||
+		    g->n > ix->n[IX_FRAMES] - g->first)
+			return false;
+	}
+	return true;
+}
+
 /* Every reference inside the tables points inside them. */
 static int check_refs(const struct ix *ix, struct ms_err *err)
 {
@@ -332,24 +436,13 @@ static int check_refs(const struct ix *ix, struct ms_err *err)
 		if (!str_ok(ix, ix->syms[i].name, false) ||
 		    !sec_ok(ix, ix->syms[i].sec))
 			return bad(err, "symbol");
-	for (size_t i = 0; i < ix->n[IX_FNS]; i++) {
-		const struct ix_fn *f = &ix->fns[i];
-
-		if (!str_ok(ix, f->name, false) || !sec_ok(ix, f->sec) ||
-		    f->lo > f->hi || f->inl_first > ix->n[IX_INLS] ||
-		    f->ninl > ix->n[IX_INLS] - f->inl_first)
-			return bad(err, "function");
-	}
-	for (size_t i = 0; i < ix->n[IX_INLS]; i++) {
-		const struct ix_inl *in = &ix->inls[i];
-
-		if (!str_ok(ix, in->name, false) ||
-		    !str_ok(ix, in->call_file, true) || !sec_ok(ix, in->sec) ||
-		    !sec_ok(ix, in->ext_lo_sec) ||
-		    !sec_ok(ix, in->ext_hi_sec) || in->lo > in->hi ||
-		    in->depth >= IX_MAX_DEPTH)
+	for (size_t i = 0; i < ix->n[IX_FRAMES]; i++)
+		if (!str_ok(ix, ix->frames[i].name, false) ||
+		    !str_ok(ix, ix->frames[i].call_file, true))
 			return bad(err, "inlined call");
-	}
+	for (size_t i = 0; i < ix->n[IX_FNS]; i++)
+		if (!fn_ok(ix, &ix->fns[i]))
+			return bad(err, "function");
 	for (size_t i = 0; i < ix->n[IX_LINES]; i++) {
 		const struct ix_line *l = &ix->lines[i];
 
@@ -401,7 +494,8 @@ int ix_check(const void *buf, size_t len, const char *build_id,
 	ix->secs = tab[IX_SECS];
 	ix->syms = tab[IX_SYMS];
 	ix->fns = tab[IX_FNS];
-	ix->inls = tab[IX_INLS];
+	ix->segs = tab[IX_SEGS];
+	ix->frames = tab[IX_FRAMES];
 	ix->lines = tab[IX_LINES];
 	ix->strs = tab[IX_STRS];
 	if (ix->n[IX_STRS] && ix->strs[ix->n[IX_STRS] - 1] != '\0')
@@ -455,7 +549,31 @@ void ix_close(struct ix *ix)
 {
 	if (!ix)
 		return;
-	if (ix->map && ix->map != MAP_FAILED)
+	if (ix->owned)
+		free(ix->map);
+	else if (ix->map && ix->map != MAP_FAILED)
 		munmap(ix->map, ix->map_len);
 	free(ix);
+}
+
+int ix_from_image(void *buf, size_t len, struct ix **ret, struct ms_err *err)
+{
+	struct ix *ix = calloc(1, sizeof(*ix));
+	int r;
+
+	if (!ix) {
+		free(buf);
+		return ms_err_errno(err, ENOMEM, "index");
+	}
+	ix->map = buf;
+	ix->map_len = len;
+	ix->owned = true;
+	/* Made here, not read: its checksum and identity are known good. */
+	r = ix_check(buf, len, NULL, 0, ix, err);
+	if (r) {
+		ix_close(ix);
+		return r;
+	}
+	*ret = ix;
+	return 0;
 }

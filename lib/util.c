@@ -22,3 +22,12 @@ size_t ms_upper_bound(const void *base, size_t n, size_t size, size_t key_off,
 	}
 	return lo;
 }
+
+int ms_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return x < y ? -1 : x > y;
+}

@@ -160,9 +160,9 @@ def fix_sum(d):
         return s ^ (s >> 29)
     w = lambda i: struct.unpack_from('<Q', d, i)[0]
     l = [(0x9e3779b97f4a7c15 ^ len(d)) & M, 1, 2, 3]
-    for k in range(0, 112 + 16 * 6, 8):
+    for k in range(0, 112 + 16 * 7, 8):
         l[0] = mix(l[0], w(k))
-    i = 112 + 16 * 6
+    i = 112 + 16 * 7
     while i + 32 <= len(d):
         for k in range(4):
             l[k] = mix(l[k], w(i + 8 * k))
@@ -187,7 +187,7 @@ damage "empty" 'del d[:]'
 damage "of another version" 'd[8] += 1'
 damage "with its checksum made to match a bad count" '
 h = 8 + 4 * 4 + 8 + 8 + 72
-off, n = struct.unpack_from("<QQ", d, h + 16 * 3)   # the inlined calls
+off, n = struct.unpack_from("<QQ", d, h + 16 * 3)   # the inline segments
 struct.pack_into("<Q", d, h + 16 * 3 + 8, n + 1000000)
 fix_sum(d)'
 damage "with a string reference out of bounds, checksum fixed" '

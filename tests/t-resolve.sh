@@ -170,6 +170,18 @@ check_grep "resolve batch: every text answer in the order given, each as for the
 check_grep "resolve batch: JSON answers in the order given" \
 	"^json answers 20052 of 20052 out of order 0 " "$T/batch.check"
 check "resolve batch: nothing on stderr" test ! -s "$T/batch.err"
+# Standard input from a pipe is read otherwise than a file: the same.
+cat "$T/batch" | "$MODSECT" resolve --capture "$T/cap" --search "$M" --offline >"$T/batch.pipe" 2>&1
+check_same "resolve batch from a pipe: the same answers" "$T/batch.txt" "$T/batch.pipe"
+# Answers go out gathered from where they were made: a write that fails
+# says so, not that memory ran out.
+if [ -w /dev/full ]; then
+	"$MODSECT" resolve --capture "$T/cap" --search "$M" --offline <"$T/batch" >/dev/full 2>"$T/full.err"
+	RC=$?
+	check_rc "resolve to a full disk: exit 3" 3
+	check_grep "resolve to a full disk: says it cannot write standard output, and why" \
+		'^modsect: cannot write standard output: No space left on device$' "$T/full.err"
+fi
 
 # A name is found by a scan for a report's first 64 frames of a module,
 # then in the names sorted: the same answer either way, and of two

@@ -555,7 +555,7 @@ int do_decode(struct opts *o)
 	else
 		ms_out_abort(out);
 	if (!r)
-		lazy_save_index(&d->z);
+		lazy_index_warn(&d->z);
 	ms_lines_free(in);
 	if (d)
 		decoder_clear(d);

@@ -119,7 +119,7 @@ int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
 	      struct ms_err *err);
 void lazy_clear(struct lazy *z);
 /* Writes the index of each module used that had none (says once if not). */
-void lazy_save_index(struct lazy *z);
+void lazy_index_warn(struct lazy *z);
 /* After modules were added to the map (which sorts and moves them). */
 int lazy_sync(struct lazy *z, struct ms_err *err);
 int lazy_by_name(struct lazy *z, const char *name, struct ms_err *err);

@@ -113,11 +113,11 @@ static void use_index(struct lazy *z)
 	free(dir);
 }
 
-void lazy_save_index(struct lazy *z)
+void lazy_index_warn(struct lazy *z)
 {
 	struct ms_err err = { 0 };
 
-	if (z->sym && ms_symbolizer_save_index(z->sym, &err) < 0)
+	if (z->sym && ms_symbolizer_index_error(z->sym, &err) < 0)
 		warn("no index written (the next run reads the DWARF again): %s",
 		     err.msg);
 }

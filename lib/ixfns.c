@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A module's functions and inlined calls from its index: the function
+ * parts placed in the layout at hand, and an address's frames from the
+ * segment of its part, whose chain the index holds ready.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "symbolize-int.h"
+
+int ixfns_build(struct smod *sm)
+{
+	const struct ix *ix = sm->ix;
+
+	sm->fns = calloc(ix->n[IX_FNS] + 1, sizeof(*sm->fns));
+	if (!sm->fns)
+		return -ENOMEM;
+	sm->capfns = ix->n[IX_FNS] + 1;
+	for (size_t i = 0; i < ix->n[IX_FNS]; i++) {
+		const struct ix_fn *x = &ix->fns[i];
+
+		if (sm->ix_base[x->sec] == IX_UNPLACED)
+			continue;
+		/*
+		 * The rows that can answer for the part: from the last at or
+		 * before its start to the last before its end. A lookup
+		 * searches a few dozen, not the section's thousands.
+		 */
+		sm->fns[sm->nfns++] = (struct fn){
+			.lo = sm->ix_base[x->sec] + x->lo,
+			.hi = sm->ix_base[x->sec] + x->hi,
+			.name = ix_str(ix, x->name),
+			.ix_seg_first = x->seg_first,
+			.ix_nseg = x->nseg,
+			.ix_sec = x->sec,
+			.ix_row_lo = ixlines_upper(&sm->ix_lines, x->sec, x->lo),
+			.ix_row_hi = ixlines_upper(&sm->ix_lines, x->sec,
+						   x->hi > x->lo ? x->hi - 1 :
+								   x->lo),
+		};
+	}
+	return 0;
+}
+
+/* The segment of fn holding addr, or NULL if fn has none. */
+static const struct ix_seg *segment(const struct ix *ix, const struct fn *fn,
+				    uint64_t addr)
+{
+	const struct ix_seg *g = ix->segs + fn->ix_seg_first;
+	uint64_t off = addr - fn->lo;
+	size_t lo = 0, hi = fn->ix_nseg;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The first segment is at the part's start (ix_check). */
+	return lo ? &g[lo - 1] : NULL;
+}
+
+int ixfns_frames(const struct smod *sm, const struct fn *fn, uint64_t addr,
+		 struct ms_symres *res)
+{
+	const struct ix *ix = sm->ix;
+	const struct ix_seg *g = segment(ix, fn, addr);
+	const struct ix_frame *ch = g ? ix->frames + g->first : NULL;
+	size_t depth = g ? g->n : 0;
+
+	/*
+	 * ch[0] is the innermost inlined call; frame k is ch[k], or the
+	 * function itself past the chain, at the line table's line for
+	 * frame 0 and at the call in it of frame k - 1 for the others.
+	 */
+	for (size_t k = 0; k <= depth; k++) {
+		struct ms_frame *f = &res->frames[k];
+
+		*f = (struct ms_frame){
+			.func = k < depth ? ix_str(ix, ch[k].name) : fn->name
+		};
+		if (k == 0) {
+			ixlines_find(ix, &sm->ix_lines, fn->ix_sec,
+				     (uint32_t)(addr - sm->ix_base[fn->ix_sec]),
+				     fn->ix_row_lo, fn->ix_row_hi, f);
+		} else {
+			f->file = ix_str(ix, ch[k - 1].call_file);
+			f->line = ch[k - 1].call_line;
+			f->col = ch[k - 1].call_col;
+		}
+	}
+	res->nframes = depth + 1;
+	return 0;
+}
