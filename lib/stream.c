@@ -31,23 +31,26 @@ int ms_lines_open(const char *path, size_t max, struct ms_lines **ret,
 {
 	struct ms_lines *l = calloc(1, sizeof(*l));
 	struct stat st;
+	bool in = strcmp(path, "-") == 0;
 
-	if (!l || !(l->path = strdup(path)) || !(l->buf = malloc(max + 1))) {
+	if (!l || !(l->path = strdup(in ? "standard input" : path)) ||
+	    !(l->buf = malloc(max + 1))) {
 		ms_lines_free(l);
 		return ms_err_errno(err, ENOMEM, "%s", path);
 	}
 	l->max = max;
-	l->fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) :
-					 open(path, O_RDONLY | O_CLOEXEC);
+	l->fd = in ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
 	if (l->fd < 0) {
-		int e = errno;
+		int r = ms_err_errno(err, errno, "cannot open %s", l->path);
 
 		ms_lines_free(l);
-		return ms_err_errno(err, e, "cannot open %s", path);
+		return r;
 	}
 	if (fstat(l->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		int r = ms_err_errno(err, EISDIR, "cannot read %s", l->path);
+
 		ms_lines_free(l);
-		return ms_err_errno(err, EISDIR, "cannot read %s", path);
+		return r;
 	}
 	l->regular = fstat(l->fd, &st) == 0 && S_ISREG(st.st_mode);
 	*ret = l;

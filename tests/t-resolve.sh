@@ -173,6 +173,14 @@ check "resolve batch: nothing on stderr" test ! -s "$T/batch.err"
 # Standard input from a pipe is read otherwise than a file: the same.
 cat "$T/batch" | "$MODSECT" resolve --capture "$T/cap" --search "$M" --offline >"$T/batch.pipe" 2>&1
 check_same "resolve batch from a pipe: the same answers" "$T/batch.txt" "$T/batch.pipe"
+# Standard input is read as a stream in a 64 KiB buffer: a longer line
+# is no address, said so, with nothing on standard output.
+{ head -n 3 "$T/batch"; python3 -c 'print("f" * 70000)'; } |
+	"$MODSECT" resolve --capture "$T/cap" --search "$M" --offline >"$T/long.out" 2>"$T/long.err"
+RC=$?
+check_rc "resolve, a line of 70,000 bytes: exit 3" 3
+check_grep "resolve, a line of 70,000 bytes: not an address" '^modsect: not an address: "f{40}"$' "$T/long.err"
+check "resolve, a line of 70,000 bytes: nothing on standard output" test ! -s "$T/long.out"
 # Answers go out gathered from where they were made: a write that fails
 # says so, not that memory ran out.
 if [ -w /dev/full ]; then

@@ -118,53 +118,6 @@ static int lookup(struct lazy *z, bool pac, uint64_t given,
 	return rc;
 }
 
-/*
- * All of standard input, NUL-terminated, into *ret: a file in one
- * buffer of its size, a pipe in a doubling one.
- */
-static int read_stdin(char **ret, size_t *len_ret, struct ms_err *err)
-{
-	struct stat st;
-	size_t len = 0, cap = 1u << 16;
-	char *buf;
-
-	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
-		cap = (size_t)st.st_size + 2;
-	buf = malloc(cap);
-	while (buf) {
-		ssize_t got;
-
-		if (cap - len < 2) {
-			char *nb = realloc(buf, 2 * cap);
-
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		got = read(STDIN_FILENO, buf + len, cap - len - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			free(buf);
-			return ms_err_errno(err, errno, "standard input");
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-	if (!buf)
-		return ms_err_errno(err, ENOMEM, "resolve");
-	buf[len] = '\0';
-	*ret = buf;
-	*len_ret = len;
-	return 0;
-}
-
 /* Room for one more address in *v. */
 static int room(uint64_t **v, size_t n, size_t *cap, struct ms_err *err)
 {
@@ -180,44 +133,40 @@ static int room(uint64_t **v, size_t n, size_t *cap, struct ms_err *err)
 	return 0;
 }
 
-/* The addresses of standard input's lines, appended to *v. */
+/*
+ * The addresses of standard input's lines, appended to *v: read as a
+ * stream, in one buffer used again, where reading all of it first cost
+ * a page fault every 4 KiB. A line longer than the buffer is no address.
+ */
+#define LINE_MAX_BYTES (1u << 16)
+
 static int read_lines(uint64_t **v, size_t *n, size_t *cap,
 		      struct ms_err *err)
 {
-	size_t len = 0;
-	char *buf = NULL, *end;
-	int r = read_stdin(&buf, &len, err);
+	struct ms_lines *in = NULL;
+	struct ms_line line;
+	int r = ms_lines_open("-", LINE_MAX_BYTES, &in, err), got = 0;
 
-	if (r)
-		return r;
-	if (len / 8 > *cap) {
-		/* Room at once for a line of 8 bytes or more each (it grows). */
-		uint64_t *nv = realloc(*v, len / 8 * sizeof(**v));
-
-		if (nv) {
-			*v = nv;
-			*cap = len / 8;
-		}
-	}
-	end = buf + len;
-	for (char *p = buf; !r && p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
+	while (!r && (got = ms_lines_next(in, &line, err)) > 0) {
+		char *p = line.text, *e = p + line.len;
 		int pr;
 
 		r = room(v, *n, cap, err);
 		pr = r ? 0 : parse_addr(p, e, true, &(*v)[*n]);
-		if (pr < 0)
+		if (!r && (pr < 0 || line.piece))
 			r = bad_line(p, e, err);
 		*n += !r && pr == 0;
-		p = e + 1;
 	}
-	free(buf);
+	if (!r && got < 0)
+		r = got;
+	ms_lines_free(in);
 	return r;
 }
 
 /*
- * Addresses of the arguments, or of standard input's lines, read whole
- * (a line at a time through stdio was a twentieth of 100,000 addresses).
+ * Addresses of the arguments, or of standard input's lines (read in one
+ * pass each: through stdio a line at a time, then parsed, they were a
+ * fifth of resolving 100,000 addresses).
  */
 static int read_addrs(const struct opts *o, uint64_t **ret, size_t *n,
 		      struct ms_err *err)
@@ -359,6 +308,8 @@ static int answer(struct lazy *z, bool pac, const uint64_t *addrs, size_t n,
 	a->z = z;
 	a->pac = pac;
 	a->json = o->json;
+	/* A chunk's text at once: growing it copied what was made. */
+	ms_ob_room(&a->text, (size_t)CHUNK * 256);
 	r = ms_out_open(o->output, &out, err);
 	if (!r)
 		a->out.sink = ms_out_file(out);
