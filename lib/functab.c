@@ -327,55 +327,6 @@ struct fn *functab_find(const struct smod *sm, uint64_t addr)
 	return &sm->fns[lo - 1];
 }
 
-/* Whether addr lies in the ranges of the CU whose line table has line. */
-static bool in_own_cu(Dwfl_Module *dm, Dwfl_Line *line, uint64_t addr)
-{
-	Dwarf_Addr bias = 0, base, lo, hi;
-	Dwarf_Die *cu = dwfl_linecu(line);
-	ptrdiff_t off = 0;
-
-	dwfl_module_getdwarf(dm, &bias);
-	while (cu && (off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0)
-		if (addr >= lo + bias && addr < hi + bias)
-			return true;
-	return false;
-}
-
-Dwfl_Line *functab_getsrc(Dwfl_Module *dm, uint64_t addr, bool own_cu)
-{
-	Dwfl_Line *line = dwfl_module_getsrc(dm, addr);
-
-	/*
-	 * libdwfl gives an address past every range of a CU (the padding
-	 * after its last function) to the CU before it in the layout at
-	 * hand, so that its line depends on where other sections are.
-	 * Outside a function, a line is taken only from the CU the address
-	 * is in, which is the same in every layout (and in the index).
-	 */
-	return line && own_cu && !in_own_cu(dm, line, addr) ? NULL : line;
-}
-
-void functab_line(const struct smod *sm, uint64_t addr, bool in_fn,
-		  struct ms_frame *f)
-{
-	Dwfl_Line *line;
-	int lineno = 0, col = 0;
-	uint16_t sec;
-	uint32_t off;
-
-	if (sm->ix) {
-		if (ixsecs_find(&sm->ix_secs, addr, false, &sec, &off))
-			ixlines_find(sm->ix, &sm->ix_lines, sec, off, 0, SIZE_MAX, f);
-		return;
-	}
-	line = functab_getsrc(sm->dm, addr, !in_fn);
-	if (!line)
-		return;
-	f->file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
-	f->line = lineno;
-	f->col = col;
-}
-
 /*
  * What a walk in inl's order leaves: at each depth the last call there
  * holding addr, and the depth after the last one found. Subtrees may be
@@ -475,7 +426,7 @@ int functab_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
 					    fn->name
 		};
 		if (k == 0) {
-			functab_line(sm, addr, true, f);
+			srcline_find(sm, addr, true, f);
 		} else {
 			const struct inl *callee = chain[depth - k];
 
@@ -529,7 +480,7 @@ static uint64_t *change_points(const struct fn *f, size_t *n)
 			if (e[j] > f->lo && e[j] < f->hi)
 				p[k++] = e[j];
 	}
-	qsort(p, k, sizeof(*p), ms_cmp_u64);
+	ms_sort_u64(p, k);
 	for (size_t i = 0; i < k; i++)
 		if (i == 0 || p[i] != p[m - 1])
 			p[m++] = p[i];

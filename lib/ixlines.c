@@ -110,6 +110,7 @@ static int point(struct points *p, uint64_t addr)
 
 		if (!v)
 			return -ENOMEM;
+		ms_prefault(v + p->cap, (cap - p->cap) * sizeof(*v));
 		p->v = v;
 		p->cap = cap;
 	}
@@ -169,10 +170,11 @@ int ixlines_write(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w)
 {
 	struct points p = { 0 };
 	struct ix_line last = { .sec = UINT16_MAX };
+	struct cuspans cus = { 0 };
 	int r = change_points(dm, xs, &p);
 
-	if (!r && p.n)
-		qsort(p.v, p.n, sizeof(*p.v), ms_cmp_u64);
+	if (!r)
+		ms_sort_u64(p.v, p.n);
 	for (size_t i = 0; !r && i < p.n; i++) {
 		struct ix_line row = { .file = IX_NONE };
 		Dwfl_Line *line;
@@ -183,10 +185,10 @@ int ixlines_write(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w)
 		    !ixsecs_find(xs, p.v[i], false, &row.sec, &row.off))
 			continue;
 		/*
-		 * What functab_line answers outside a function; inside one
+		 * What srcline_find answers outside a function; inside one
 		 * the address is in its CU, and the two answers are the same.
 		 */
-		line = functab_getsrc(dm, p.v[i], true);
+		line = srcline_getsrc(dm, p.v[i], true, &cus);
 		file = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL,
 					    NULL) :
 			      NULL;

@@ -68,6 +68,8 @@ struct smod {
 	struct ixsecs ix_secs;
 	struct ixlookup ix_lines;
 	bool ix_want; /* no index yet: make one on first use */
+	void *image; /* the file libdwfl reads, mapped (symbolize.c) */
+	size_t image_len;
 };
 
 #define IX_UNPLACED UINT64_MAX
@@ -137,14 +139,31 @@ struct fn *functab_find(const struct smod *sm, uint64_t addr);
  */
 int functab_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
 		   struct ms_symres *res);
+/* ---- source lines (srcline.c) ---- */
+
 /*
  * Source line of addr from the line table, into f; f->file NULL if none.
  * in_fn: addr is in a function's DWARF range (else its CU is checked).
  */
-void functab_line(const struct smod *sm, uint64_t addr, bool in_fn,
+void srcline_find(const struct smod *sm, uint64_t addr, bool in_fn,
 		  struct ms_frame *f);
-/* libdwfl's line at addr, with own_cu only one of the CU holding addr. */
-Dwfl_Line *functab_getsrc(Dwfl_Module *dm, uint64_t addr, bool own_cu);
+
+/* The ranges of the last CU checked, for the next address (if it fits). */
+#define CUSPANS_MAX 32
+struct cuspans {
+	Dwarf_Die *cu;
+	size_t n;
+	bool over; /* more ranges than these: read each time */
+	uint64_t lo[CUSPANS_MAX], hi[CUSPANS_MAX];
+};
+
+/*
+ * libdwfl's line at addr, with own_cu only one of the CU holding addr;
+ * c (zeroed before the first call, or NULL) keeps that CU's ranges.
+ */
+Dwfl_Line *srcline_getsrc(Dwfl_Module *dm, uint64_t addr, bool own_cu,
+			  struct cuspans *c);
+
 /* Every function and its inlined calls into an index built on layout xs. */
 int functab_index(struct smod *sm, const struct ixsecs *xs, struct ixw *w);
 

@@ -102,6 +102,7 @@ static int vec_push(struct vec *v, const void *e, size_t size)
 
 		if (!p)
 			return -ENOMEM;
+		ms_prefault((char *)p + v->cap * size, (cap - v->cap) * size);
 		v->p = p;
 		v->cap = cap;
 	}
@@ -180,6 +181,7 @@ uint32_t ixw_str(struct ixw *w, const char *s)
 
 		if (!p)
 			goto fail;
+		ms_prefault((char *)p + v->cap, cap - v->cap);
 		v->p = p;
 		v->cap = cap;
 	}
@@ -344,9 +346,11 @@ int ixw_image(struct ixw *w, const char *build_id, uint64_t file_size,
 		at = align8(at + w->t[i].n * entry_size[i]);
 	}
 	h.total = at;
-	buf = calloc(1, at);
+	buf = malloc(at);
 	if (!buf)
 		return ms_err_errno(err, ENOMEM, "index");
+	ms_prefault(buf, at);
+	memset(buf, 0, at);
 	for (int i = 0; i < IX_NTABLES; i++)
 		if (w->t[i].n)
 			memcpy(buf + h.t[i].off, w->t[i].p,

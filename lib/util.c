@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Small helpers shared by the units. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "modsect.h"
 
@@ -30,4 +34,55 @@ int ms_cmp_u64(const void *a, const void *b)
 	memcpy(&x, a, sizeof(x));
 	memcpy(&y, b, sizeof(y));
 	return x < y ? -1 : x > y;
+}
+
+void ms_prefault(void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t a, e;
+
+	if (ps <= 0 || len < 16 * (size_t)ps)
+		return;
+	a = ((uintptr_t)p + (uintptr_t)ps - 1) & ~((uintptr_t)ps - 1);
+	e = ((uintptr_t)p + len) & ~((uintptr_t)ps - 1);
+	/* Before Linux 5.14 (EINVAL) the pages fault in one by one, as ever. */
+	if (e > a)
+		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+	(void)p, (void)len;
+#endif
+}
+
+void ms_sort_u64(uint64_t *v, size_t n)
+{
+	uint64_t *tmp = n > 256 ? malloc(n * sizeof(*tmp)) : NULL;
+
+	/* Small, or no memory for the radix sort's second array: qsort. */
+	if (!tmp) {
+		if (n)
+			qsort(v, n, sizeof(*v), ms_cmp_u64);
+		return;
+	}
+	ms_prefault(tmp, n * sizeof(*tmp));
+	/* Bytes least significant first, each pass stable; a pass in which
+	 * every value has the same byte (addresses' upper half) is skipped. */
+	for (unsigned int shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 }, at = 0;
+
+		for (size_t i = 0; i < n; i++)
+			count[v[i] >> shift & 0xff]++;
+		if (count[v[0] >> shift & 0xff] == n)
+			continue;
+		for (size_t b = 0; b < 256; b++) {
+			size_t c = count[b];
+
+			count[b] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[v[i] >> shift & 0xff]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+	free(tmp);
 }
