@@ -54,6 +54,43 @@ void ms_prefault(void *p, size_t len)
 #endif
 }
 
+static uint64_t key_at(const unsigned char *p)
+{
+	uint64_t k;
+
+	memcpy(&k, p, sizeof(k));
+	return k;
+}
+
+void ms_radix_sort(void *base, void *tmp, size_t n, size_t size)
+{
+	unsigned char *v = base, *t = tmp;
+
+	/* Bytes least significant first, each pass stable; a pass in which
+	 * every key has the same byte (addresses' upper half) is skipped. */
+	for (unsigned int shift = 0; n && shift < 64; shift += 8) {
+		size_t count[256] = { 0 }, at = 0;
+
+		for (size_t i = 0; i < n; i++)
+			count[key_at(v + i * size) >> shift & 0xff]++;
+		if (count[key_at(v) >> shift & 0xff] == n)
+			continue;
+		for (size_t b = 0; b < 256; b++) {
+			size_t c = count[b];
+
+			count[b] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const unsigned char *e = v + i * size;
+
+			memcpy(t + count[key_at(e) >> shift & 0xff]++ * size, e,
+			       size);
+		}
+		memcpy(v, t, n * size);
+	}
+}
+
 void ms_sort_u64(uint64_t *v, size_t n)
 {
 	uint64_t *tmp = n > 256 ? malloc(n * sizeof(*tmp)) : NULL;
@@ -65,24 +102,6 @@ void ms_sort_u64(uint64_t *v, size_t n)
 		return;
 	}
 	ms_prefault(tmp, n * sizeof(*tmp));
-	/* Bytes least significant first, each pass stable; a pass in which
-	 * every value has the same byte (addresses' upper half) is skipped. */
-	for (unsigned int shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = { 0 }, at = 0;
-
-		for (size_t i = 0; i < n; i++)
-			count[v[i] >> shift & 0xff]++;
-		if (count[v[0] >> shift & 0xff] == n)
-			continue;
-		for (size_t b = 0; b < 256; b++) {
-			size_t c = count[b];
-
-			count[b] = at;
-			at += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[count[v[i] >> shift & 0xff]++] = v[i];
-		memcpy(v, tmp, n * sizeof(*v));
-	}
+	ms_radix_sort(v, tmp, n, sizeof(*v));
 	free(tmp);
 }
