@@ -45,14 +45,16 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			}
 		}
 	if (ixlookup_init(&ix, &lk) == 0) {
-		for (size_t i = 0; i < ix.n[IX_LINES]; i++) {
-			struct ms_frame f = { 0 };
+		for (size_t s = 0; s < ix.n[IX_SECS]; s++)
+			for (size_t i = lk.first[s]; i < lk.first[s + 1]; i++) {
+				struct ms_frame f = { 0 };
 
-			if (ixlines_find(&ix, &lk, ix.lines[i].sec,
-					 ix.lines[i].off, 0, SIZE_MAX, &f) &&
-			    f.file)
-				sum += strlen(f.file);
-		}
+				if (ixlines_find(&ix, &lk, (uint16_t)s,
+						 ix.line_offs[i], 0, SIZE_MAX,
+						 &f) &&
+				    f.file)
+					sum += strlen(f.file);
+			}
 		ixlookup_free(&lk);
 	}
 	free(buf);

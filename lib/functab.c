@@ -300,7 +300,8 @@ int functab_build(struct smod *sm)
 		sm->bias = bias;
 		r = walk_cu(sm, cu);
 	}
-	if (sm->nfns)
+	/* From an index they come in order, unless it is damaged. */
+	if (!ms_sorted(sm->fns, sm->nfns, sizeof(*sm->fns), cmp_fn))
 		qsort(sm->fns, sm->nfns, sizeof(*sm->fns), cmp_fn);
 	sm->fn_lo = SORTED_KEYS(sm->fns, &sm->nfns, lo);
 	return sm->fn_lo ? r : -ENOMEM;

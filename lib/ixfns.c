@@ -5,6 +5,7 @@
  * segment of its part, whose chain the index holds ready.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "symbolize-int.h"
@@ -12,16 +13,19 @@
 int ixfns_build(struct smod *sm)
 {
 	const struct ix *ix = sm->ix;
+	size_t n = 0, *order = ix_by_address(sm, ix->fns, ix->n[IX_FNS],
+					     sizeof(*ix->fns),
+					     offsetof(struct ix_fn, sec), &n);
 
-	sm->fns = calloc(ix->n[IX_FNS] + 1, sizeof(*sm->fns));
-	if (!sm->fns)
+	sm->fns = calloc(n + 1, sizeof(*sm->fns));
+	if (!order || !sm->fns) {
+		free(order);
 		return -ENOMEM;
-	sm->capfns = ix->n[IX_FNS] + 1;
-	for (size_t i = 0; i < ix->n[IX_FNS]; i++) {
-		const struct ix_fn *x = &ix->fns[i];
+	}
+	sm->capfns = n + 1;
+	for (size_t k = 0; k < n; k++) {
+		const struct ix_fn *x = &ix->fns[order[k]];
 
-		if (sm->ix_base[x->sec] == IX_UNPLACED)
-			continue;
 		/*
 		 * The rows that can answer for the part: from the last at or
 		 * before its start to the last before its end. A lookup
@@ -40,6 +44,7 @@ int ixfns_build(struct smod *sm)
 								   x->lo),
 		};
 	}
+	free(order);
 	return 0;
 }
 

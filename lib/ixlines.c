@@ -169,14 +169,14 @@ static int change_points(Dwfl_Module *dm, const struct ixsecs *xs,
 int ixlines_write(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w)
 {
 	struct points p = { 0 };
-	struct ix_line last = { .sec = UINT16_MAX };
+	struct ix_row last = { .sec = UINT16_MAX };
 	struct cuspans cus = { 0 };
 	int r = change_points(dm, xs, &p);
 
 	if (!r)
 		ms_sort_u64(p.v, p.n);
 	for (size_t i = 0; !r && i < p.n; i++) {
-		struct ix_line row = { .file = IX_NONE };
+		struct ix_row row = { .file = IX_NONE };
 		Dwfl_Line *line;
 		const char *file;
 		int lineno = 0, col = 0;
@@ -193,7 +193,7 @@ int ixlines_write(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w)
 					    NULL) :
 			      NULL;
 		if (line) {
-			row.found = 1;
+			row.found = true;
 			row.file = file ? ixw_str(w, file) : IX_NONE;
 			row.line = lineno;
 			row.col = col;
@@ -212,28 +212,20 @@ int ixlines_write(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w)
 
 int ixlookup_init(const struct ix *ix, struct ixlookup *lk)
 {
-	size_t n = ix->n[IX_LINES], s = 0;
+	size_t nsecs = ix->n[IX_SECS];
 
-	lk->off = malloc((n + 1) * sizeof(*lk->off));
-	lk->first = malloc((ix->n[IX_SECS] + 1) * sizeof(*lk->first));
-	if (!lk->off || !lk->first) {
-		ixlookup_free(lk);
+	lk->off = ix->line_offs;
+	lk->first = malloc((nsecs + 1) * sizeof(*lk->first));
+	if (!lk->first)
 		return -ENOMEM;
-	}
-	/* Rows are sorted by section (ix_check): each section's run. */
-	for (size_t i = 0; i < n; i++) {
-		while (s <= ix->lines[i].sec)
-			lk->first[s++] = i;
-		lk->off[i] = ix->lines[i].off;
-	}
-	while (s <= ix->n[IX_SECS])
-		lk->first[s++] = n;
+	for (size_t s = 0; s < nsecs; s++)
+		lk->first[s] = ix->secs[s].first_line;
+	lk->first[nsecs] = ix->n[IX_LINES];
 	return 0;
 }
 
 void ixlookup_free(struct ixlookup *lk)
 {
-	free(lk->off);
 	free(lk->first);
 	lk->off = NULL;
 	lk->first = NULL;
@@ -262,7 +254,7 @@ int ixlines_find(const struct ix *ix, const struct ixlookup *lk, uint16_t sec,
 
 	/* The last row of the section at or before off. */
 	at = upper_in(lk, lo > first ? lo : first, hi < end ? hi : end, off);
-	if (at == first || !ix->lines[at - 1].found)
+	if (at == first || ix->lines[at - 1].line == IX_NO_LINE)
 		return 0;
 	l = &ix->lines[at - 1];
 	f->file = ix_str(ix, l->file);

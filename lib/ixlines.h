@@ -33,7 +33,7 @@ bool ixsecs_find(const struct ixsecs *xs, uint64_t addr, bool end,
 int ixlines_write(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w);
 /* What a line lookup searches: the rows' offsets, each section's run. */
 struct ixlookup {
-	uint32_t *off; /* per row */
+	const uint32_t *off; /* per row: the index's */
 	size_t *first; /* per section, its first row; [nsecs] = rows */
 };
 

@@ -103,6 +103,41 @@ int ix_attach(struct smod *sm, const char *dir)
 	return r < 0 ? r : 1;
 }
 
+size_t *ix_by_address(const struct smod *sm, const void *tab, size_t n,
+		      size_t size, size_t sec_off, size_t *n_ret)
+{
+	const unsigned char *t = tab;
+	size_t nsecs = sm->ix->n[IX_SECS], at = 0;
+	size_t *start = calloc(nsecs + 1, sizeof(*start));
+	size_t *order = malloc((n + 1) * sizeof(*order));
+	uint16_t sec;
+
+	if (!start || !order) {
+		free(start);
+		free(order);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&sec, t + i * size + sec_off, sizeof(sec));
+		start[sec]++;
+	}
+	/* Each loaded section's entries, the sections by runtime address. */
+	for (size_t k = 0; k < sm->ix_secs.n; k++) {
+		size_t id = sm->ix_secs.v[k].id, c = start[id];
+
+		start[id] = at;
+		at += c;
+	}
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&sec, t + i * size + sec_off, sizeof(sec));
+		if (sm->ix_base[sec] != IX_UNPLACED)
+			order[start[sec]++] = i;
+	}
+	free(start);
+	*n_ret = at;
+	return order;
+}
+
 void ix_detach(struct smod *sm)
 {
 	ix_close(sm->ix);

@@ -64,6 +64,9 @@ int ms_cmp_u64(const void *a, const void *b);
  * a few hundred thousand was a tenth of the time of their use.
  */
 void ms_radix_sort(void *base, void *tmp, size_t n, size_t size);
+/* Whether n entries of size bytes are in cmp's order. */
+bool ms_sorted(const void *base, size_t n, size_t size,
+	       int (*cmp)(const void *, const void *));
 /* v sorted (by ms_radix_sort, given the memory). */
 void ms_sort_u64(uint64_t *v, size_t n);
 /*

@@ -86,6 +86,15 @@ struct smod *symbolizer_mod(const struct ms_symbolizer *s, size_t i);
 int ix_attach(struct smod *sm, const char *dir);
 void ix_detach(struct smod *sm);
 /*
+ * The entries of an index table (n of size bytes, each with its section
+ * at sec_off) that are loaded, in the order of their sections' runtime
+ * addresses, in table order within one: the index writes each section's
+ * entries in address order, so this is address order in any layout,
+ * found without a sort. NULL if out of memory.
+ */
+size_t *ix_by_address(const struct smod *sm, const void *tab, size_t n,
+		      size_t size, size_t sec_off, size_t *n_ret);
+/*
  * Builds the index of sm's file, writes it into dir and gives it to sm,
  * whose tables then come from it. An error writing it (returned) still
  * leaves sm its index; any other leaves sm to the DWARF.

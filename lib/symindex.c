@@ -2,7 +2,7 @@
 /*
  * The index file: a header, then seven tables (sections, symbols, function
  * parts, their inline segments, the chains of inlined calls those name,
- * line rows, strings), each 8-byte aligned. The
+ * line rows' offsets and their answers, strings), each 8-byte aligned. The
  * header names the build-id and size of the file it came from and a
  * checksum of all of it; a reader checks all of it, and every count,
  * offset and reference in the tables, before it trusts one byte, since a
@@ -19,7 +19,7 @@
 #include "symindex.h"
 
 #define IX_MAGIC "MSINDEX\n"
-#define IX_VERSION 2
+#define IX_VERSION 3
 #define IX_ORDER 0x01020304u /* the writer's byte order: only ours is read */
 
 struct ix_header {
@@ -37,7 +37,8 @@ struct ix_header {
 static const size_t entry_size[IX_NTABLES] = {
 	[IX_SECS] = sizeof(struct ix_sec),   [IX_SYMS] = sizeof(struct ix_sym),
 	[IX_FNS] = sizeof(struct ix_fn),     [IX_SEGS] = sizeof(struct ix_seg),
-	[IX_FRAMES] = sizeof(struct ix_frame), [IX_LINES] = sizeof(struct ix_line),
+	[IX_FRAMES] = sizeof(struct ix_frame), [IX_LINE_OFFS] = sizeof(uint32_t),
+	[IX_LINES] = sizeof(struct ix_line),
 	[IX_STRS] = 1,
 };
 
@@ -91,6 +92,7 @@ struct ixw {
 	size_t hcap, hn;
 	uint64_t *chains; /* likewise: first << 16 | n, + 1 */
 	size_t ccap, cn;
+	struct ix_row last; /* the last line row, for the order */
 	bool failed;
 };
 
@@ -219,9 +221,26 @@ int ixw_fn(struct ixw *w, const struct ix_fn *f)
 	return push(w, IX_FNS, f);
 }
 
-int ixw_line(struct ixw *w, const struct ix_line *l)
+int ixw_line(struct ixw *w, const struct ix_row *l)
 {
-	return push(w, IX_LINES, l);
+	struct ix_sec *secs = w->t[IX_SECS].p;
+	struct ix_line x = { .file = l->file, .line = l->line, .col = l->col };
+	size_t n = w->t[IX_LINES].n;
+
+	if (n && (l->sec < w->last.sec ||
+		  (l->sec == w->last.sec && l->off <= w->last.off)))
+		return -EINVAL;
+	if (l->sec >= w->t[IX_SECS].n || (l->found && l->line == IX_NO_LINE))
+		return -ERANGE;
+	if (!l->found)
+		x = (struct ix_line){ .file = IX_NONE, .line = IX_NO_LINE };
+	/* The sections after the last row's, up to this one, start here. */
+	for (size_t s = n ? w->last.sec + 1u : 0; s <= l->sec; s++)
+		secs[s].first_line = (uint32_t)n;
+	w->last = *l;
+	if (push(w, IX_LINE_OFFS, &l->off) < 0)
+		return -ENOMEM;
+	return push(w, IX_LINES, &x);
 }
 
 int ixw_seg(struct ixw *w, const struct ix_seg *g)
@@ -337,6 +356,11 @@ int ixw_image(struct ixw *w, const char *build_id, uint64_t file_size,
 		return ms_err_errno(err, ENOMEM, "index");
 	if (strlen(build_id) >= sizeof(h.build_id))
 		return ms_err_set(err, EINVAL, "index: build-id too long");
+	/* The sections after the last row's have none. */
+	for (size_t s = w->t[IX_LINES].n ? w->last.sec + 1u : 0;
+	     s < w->t[IX_SECS].n; s++)
+		((struct ix_sec *)w->t[IX_SECS].p)[s].first_line =
+			(uint32_t)w->t[IX_LINES].n;
 	memcpy(h.magic, IX_MAGIC, sizeof(h.magic));
 	memcpy(h.build_id, build_id, strlen(build_id) + 1);
 	h.file_size = file_size;
@@ -430,6 +454,35 @@ static bool fn_ok(const struct ix *ix, const struct ix_fn *f)
 	return true;
 }
 
+/*
+ * The line rows: as many offsets as answers, each section's run after the
+ * one before and its offsets ascending (the lookup is a binary search),
+ * each file a string.
+ */
+static bool lines_ok(const struct ix *ix)
+{
+	size_t n = ix->n[IX_LINES];
+
+	if (ix->n[IX_LINE_OFFS] != n)
+		return false;
+	for (size_t s = 0; s < ix->n[IX_SECS]; s++) {
+		size_t a = ix->secs[s].first_line;
+		size_t b = s + 1 < ix->n[IX_SECS] ? ix->secs[s + 1].first_line : n;
+
+		if (a > b || b > n || (s == 0 && a != 0))
+			return false;
+		for (size_t i = a + 1; i < b; i++)
+			if (ix->line_offs[i] <= ix->line_offs[i - 1])
+				return false;
+	}
+	if (!ix->n[IX_SECS] && n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!str_ok(ix, ix->lines[i].file, true))
+			return false;
+	return true;
+}
+
 /* Every reference inside the tables points inside them. */
 static int check_refs(const struct ix *ix, struct ms_err *err)
 {
@@ -447,18 +500,7 @@ static int check_refs(const struct ix *ix, struct ms_err *err)
 	for (size_t i = 0; i < ix->n[IX_FNS]; i++)
 		if (!fn_ok(ix, &ix->fns[i]))
 			return bad(err, "function");
-	for (size_t i = 0; i < ix->n[IX_LINES]; i++) {
-		const struct ix_line *l = &ix->lines[i];
-
-		if (!str_ok(ix, l->file, true) || !sec_ok(ix, l->sec))
-			return bad(err, "line row");
-		/* The lookup is a binary search. */
-		if (i > 0 && (l->sec < ix->lines[i - 1].sec ||
-			      (l->sec == ix->lines[i - 1].sec &&
-			       l->off <= ix->lines[i - 1].off)))
-			return bad(err, "line rows out of order");
-	}
-	return 0;
+	return lines_ok(ix) ? 0 : bad(err, "line rows");
 }
 
 int ix_check(const void *buf, size_t len, const char *build_id,
@@ -500,6 +542,7 @@ int ix_check(const void *buf, size_t len, const char *build_id,
 	ix->fns = tab[IX_FNS];
 	ix->segs = tab[IX_SEGS];
 	ix->frames = tab[IX_FRAMES];
+	ix->line_offs = tab[IX_LINE_OFFS];
 	ix->lines = tab[IX_LINES];
 	ix->strs = tab[IX_STRS];
 	if (ix->n[IX_STRS] && ix->strs[ix->n[IX_STRS] - 1] != '\0')

@@ -15,9 +15,10 @@
 
 #define IX_NONE UINT32_MAX /* no string: a line row with no line */
 
+/* A section; its line rows are from first_line to the next section's. */
 struct ix_sec {
 	uint32_t name;
-	uint32_t pad;
+	uint32_t first_line;
 	uint64_t size;
 };
 
@@ -55,13 +56,23 @@ struct ix_frame {
 };
 
 /*
- * The line table's answer from off to the next row's off: none, or a
- * line (whose file may be unknown: IX_NONE).
+ * A line row: the line table's answer from its offset (ix_line_offs, the
+ * same index) to the next row's: a line, whose file may be unknown
+ * (IX_NONE), or none (line IX_NO_LINE). The offsets are a table of their
+ * own, which the lookup's binary search reads as it is mapped.
  */
 struct ix_line {
-	uint16_t sec, found;
-	uint32_t off;
 	uint32_t file;
+	int32_t line, col;
+};
+
+#define IX_NO_LINE INT32_MIN
+
+/* A line row as the writer takes it. */
+struct ix_row {
+	uint16_t sec;
+	bool found;
+	uint32_t off, file;
 	int32_t line, col;
 };
 
@@ -71,6 +82,7 @@ enum ix_table {
 	IX_FNS,
 	IX_SEGS,
 	IX_FRAMES,
+	IX_LINE_OFFS,
 	IX_LINES,
 	IX_STRS,
 	IX_NTABLES
@@ -95,7 +107,8 @@ int ixw_seg(struct ixw *w, const struct ix_seg *g);
  */
 int ixw_frames(struct ixw *w, const struct ix_frame *v, size_t n,
 	       uint32_t *first);
-int ixw_line(struct ixw *w, const struct ix_line *l);
+/* Rows in order of section, then offset; -EINVAL if out of order. */
+int ixw_line(struct ixw *w, const struct ix_row *l);
 size_t ixw_nseg(const struct ixw *w);
 /* The index for a file of build_id and size, in one malloc'd buffer. */
 int ixw_image(struct ixw *w, const char *build_id, uint64_t file_size,
@@ -115,7 +128,8 @@ struct ix {
 	const struct ix_fn *fns;
 	const struct ix_seg *segs;
 	const struct ix_frame *frames;
-	const struct ix_line *lines; /* sorted by (sec, off) */
+	const uint32_t *line_offs; /* ascending in each section */
+	const struct ix_line *lines;
 	const char *strs;
 	size_t n[IX_NTABLES]; /* entries; bytes for IX_STRS */
 };

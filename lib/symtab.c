@@ -11,6 +11,7 @@
  * find_kallsyms_symbol, ignores st_size).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,37 +92,50 @@ static void add_sym(struct smod *sm, uint64_t addr, uint64_t size,
 	};
 }
 
+/* The symbols of the index, in address order (ix_by_address). */
+static int ix_syms(struct smod *sm)
+{
+	const struct ix *ix = sm->ix;
+	size_t n = 0, *order = ix_by_address(sm, ix->syms, ix->n[IX_SYMS],
+					     sizeof(*ix->syms),
+					     offsetof(struct ix_sym, sec), &n);
+
+	sm->syms = calloc(n + 1, sizeof(*sm->syms));
+	if (!order || !sm->syms) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct ix_sym *y = &ix->syms[order[k]];
+
+		add_sym(sm, sm->ix_base[y->sec] + y->off, y->size,
+			ix_str(ix, y->name), y->global);
+	}
+	free(order);
+	return 0;
+}
+
 int symtab_build(struct smod *sm)
 {
-	int n = sm->ix ? (int)sm->ix->n[IX_SYMS] + 1 :
-			 dwfl_module_getsymtab(sm->dm);
+	int n = sm->ix ? 0 : dwfl_module_getsymtab(sm->dm), r = 0;
 
 	sm->syms_built = true;
-	if (n <= 0)
-		return 0;
-	sm->syms = calloc((size_t)n, sizeof(*sm->syms));
-	if (!sm->syms)
-		return -ENOMEM;
-	for (int i = 1; i < n; i++) {
+	if (sm->ix)
+		r = ix_syms(sm);
+	else if (n > 0 && !(sm->syms = calloc((size_t)n, sizeof(*sm->syms))))
+		r = -ENOMEM;
+	for (int i = 1; !r && i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
-		const char *name;
+		const char *name = wanted(sm->dm, i, &sym, &addr);
 
-		if (sm->ix) {
-			const struct ix_sym *y = &sm->ix->syms[i - 1];
-
-			if (sm->ix_base[y->sec] != IX_UNPLACED)
-				add_sym(sm, sm->ix_base[y->sec] + y->off,
-					y->size, ix_str(sm->ix, y->name),
-					y->global);
-			continue;
-		}
-		name = wanted(sm->dm, i, &sym, &addr);
 		if (name)
 			add_sym(sm, addr, sym.st_size, name,
 				GELF_ST_BIND(sym.st_info) != STB_LOCAL);
 	}
-	if (sm->nsyms)
+	if (r)
+		return r;
+	if (!ms_sorted(sm->syms, sm->nsyms, sizeof(*sm->syms), cmp_sym))
 		qsort(sm->syms, sm->nsyms, sizeof(*sm->syms), cmp_sym);
 	sm->sym_addr = SORTED_KEYS(sm->syms, &sm->nsyms, addr);
 	if (!sm->sym_addr) {

@@ -105,3 +105,14 @@ void ms_sort_u64(uint64_t *v, size_t n)
 	ms_radix_sort(v, tmp, n, sizeof(*v));
 	free(tmp);
 }
+
+bool ms_sorted(const void *base, size_t n, size_t size,
+	       int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0)
+			return false;
+	return true;
+}

@@ -160,9 +160,9 @@ def fix_sum(d):
         return s ^ (s >> 29)
     w = lambda i: struct.unpack_from('<Q', d, i)[0]
     l = [(0x9e3779b97f4a7c15 ^ len(d)) & M, 1, 2, 3]
-    for k in range(0, 112 + 16 * 7, 8):
+    for k in range(0, 112 + 16 * 8, 8):
         l[0] = mix(l[0], w(k))
-    i = 112 + 16 * 7
+    i = 112 + 16 * 8
     while i + 32 <= len(d):
         for k in range(4):
             l[k] = mix(l[k], w(i + 8 * k))
