@@ -26,11 +26,6 @@ int ixfns_build(struct smod *sm)
 	for (size_t k = 0; k < n; k++) {
 		const struct ix_fn *x = &ix->fns[order[k]];
 
-		/*
-		 * The rows that can answer for the part: from the last at or
-		 * before its start to the last before its end. A lookup
-		 * searches a few dozen, not the section's thousands.
-		 */
 		sm->fns[sm->nfns++] = (struct fn){
 			.lo = sm->ix_base[x->sec] + x->lo,
 			.hi = sm->ix_base[x->sec] + x->hi,
@@ -38,10 +33,7 @@ int ixfns_build(struct smod *sm)
 			.ix_seg_first = x->seg_first,
 			.ix_nseg = x->nseg,
 			.ix_sec = x->sec,
-			.ix_row_lo = ixlines_upper(&sm->ix_lines, x->sec, x->lo),
-			.ix_row_hi = ixlines_upper(&sm->ix_lines, x->sec,
-						   x->hi > x->lo ? x->hi - 1 :
-								   x->lo),
+			.ix_row_hi = SIZE_MAX, /* not yet found */
 		};
 	}
 	free(order);
@@ -68,7 +60,22 @@ static const struct ix_seg *segment(const struct ix *ix, const struct fn *fn,
 	return lo ? &g[lo - 1] : NULL;
 }
 
-int ixfns_frames(const struct smod *sm, const struct fn *fn, uint64_t addr,
+/*
+ * The rows that can answer for fn's part, found on its first lookup:
+ * from the last at or before its start to the last before its end. A
+ * lookup then searches a few dozen, not the section's thousands.
+ */
+static void rows_of(const struct smod *sm, struct fn *fn)
+{
+	uint32_t lo = (uint32_t)(fn->lo - sm->ix_base[fn->ix_sec]);
+	uint32_t last = (uint32_t)(fn->hi - sm->ix_base[fn->ix_sec]);
+
+	last = last > lo ? last - 1 : lo;
+	fn->ix_row_lo = ixlines_upper(&sm->ix_lines, fn->ix_sec, lo);
+	fn->ix_row_hi = ixlines_upper(&sm->ix_lines, fn->ix_sec, last);
+}
+
+int ixfns_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
 		 struct ms_symres *res)
 {
 	const struct ix *ix = sm->ix;
@@ -88,6 +95,8 @@ int ixfns_frames(const struct smod *sm, const struct fn *fn, uint64_t addr,
 			.func = k < depth ? ix_str(ix, ch[k].name) : fn->name
 		};
 		if (k == 0) {
+			if (fn->ix_row_hi == SIZE_MAX)
+				rows_of(sm, fn);
 			ixlines_find(ix, &sm->ix_lines, fn->ix_sec,
 				     (uint32_t)(addr - sm->ix_base[fn->ix_sec]),
 				     fn->ix_row_lo, fn->ix_row_hi, f);

@@ -36,7 +36,10 @@ struct fn {
 	struct top *top;
 	size_t ntop;
 	bool walked;
-	/* With an index: its segments, and the line rows it may answer with. */
+	/*
+	 * With an index: its segments, and the line rows it may answer
+	 * with (ix_row_hi SIZE_MAX until its first lookup).
+	 */
 	uint32_t ix_seg_first, ix_nseg;
 	uint16_t ix_sec;
 	size_t ix_row_lo, ix_row_hi;
@@ -114,7 +117,7 @@ uint64_t *sorted_keys(const void *base, size_t *n, size_t size, size_t key_off);
 /* The function parts of sm's index, placed where sm's layout put them. */
 int ixfns_build(struct smod *sm);
 /* functab_frames, from the index's segments. */
-int ixfns_frames(const struct smod *sm, const struct fn *fn, uint64_t addr,
+int ixfns_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
 		 struct ms_symres *res);
 
 /* ---- ELF symbols (symtab.c) ---- */
