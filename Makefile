@@ -12,15 +12,15 @@ LINK_PKGS := $(filter-out $(DLOPEN_PKGS),$(PKGS))
 CFLAGS ?= -O2 -g
 WARN := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 SAN ?=
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE $(shell $(PKG_CONFIG) --cflags $(PKGS))
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(SAN) -D_GNU_SOURCE -Ilib $(shell $(PKG_CONFIG) --cflags $(PKGS))
 LIBS = $(shell $(PKG_CONFIG) --libs $(LINK_PKGS))
 
-LIB_SRCS := $(wildcard lib/*.c)
+LIB_SRCS := $(wildcard lib/*/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)
 # The static build carries only what `capture` needs: no libelf, no libkmod.
-STATIC_SRCS := lib/err.c lib/ctx.c lib/map.c lib/output.c lib/sysfs.c lib/capture.c \
+STATIC_SRCS := lib/base/err.c lib/base/ctx.c lib/map/map.c lib/base/output.c lib/map/sysfs.c lib/map/capture.c \
 	tools/main.c tools/common.c tools/capture.c
-HDRS := $(wildcard lib/*.h tools/*.h)
+HDRS := $(wildcard lib/*.h lib/*/*.h tools/*.h)
 
 BUILD ?= build
 BIN ?= modsect
@@ -51,7 +51,7 @@ $(BUILD)/%.o: %.c $(HDRS)
 
 static: modsect-static
 modsect-static: $(STATIC_SRCS) $(HDRS)
-	$(CC) $(WARN) -Os -D_GNU_SOURCE -DMODSECT_STATIC -static -s -o $@ $(STATIC_SRCS)
+	$(CC) $(WARN) -Os -D_GNU_SOURCE -Ilib -DMODSECT_STATIC -static -s -o $@ $(STATIC_SRCS)
 
 deps:
 	@scripts/deps.sh build

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ixlines.h"
+#include "symbolize/ixlines.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

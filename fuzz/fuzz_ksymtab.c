@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kmem.h"
+#include "modsect.h"
 
 static void check(const struct ms_ksymtab *t)
 {

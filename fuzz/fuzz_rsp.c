@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rsp.h"
+#include "target/rsp.h"
 
 static void decode(const char *raw, size_t n, char *out)
 {

@@ -33,14 +33,14 @@ case $k in
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-i686-linux-gnu libc6-dev-i386-cross >&2
 	static=$top/modsect-static-i686
 	# shellcheck disable=SC2086
-	i686-linux-gnu-gcc -Wall -Wextra -Werror -std=gnu11 -Os -D_GNU_SOURCE -DMODSECT_STATIC \
+	i686-linux-gnu-gcc -Wall -Wextra -Werror -std=gnu11 -Os -D_GNU_SOURCE -Ilib -DMODSECT_STATIC \
 		-static -s -o "$static" $srcs || exit 1 ;;
 arm64)
 	dpkg -s gcc-aarch64-linux-gnu libc6-dev-arm64-cross >/dev/null 2>&1 ||
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-aarch64-linux-gnu libc6-dev-arm64-cross >&2
 	static=$top/modsect-static-aarch64
 	# shellcheck disable=SC2086
-	aarch64-linux-gnu-gcc -Wall -Wextra -Werror -std=gnu11 -Os -D_GNU_SOURCE \
+	aarch64-linux-gnu-gcc -Wall -Wextra -Werror -std=gnu11 -Os -D_GNU_SOURCE -Ilib \
 		-DMODSECT_STATIC -static -s -o "$static" $srcs || exit 1 ;;
 esac
 export MODSECT_STATIC=$static

@@ -29,7 +29,7 @@ if [ $rc -eq 0 ] && [ ! -s "$T/cppcheck" ]; then ok "cppcheck: no findings"; els
 # (SIGSEGV) after the last one; a crash is a failure, not a pass.
 JC=$(pkg-config --cflags json-c 2>/dev/null)
 tidy_bad=
-for f in "$TOP"/lib/*.c "$TOP"/tools/*.c; do
+for f in "$TOP"/lib/*/*.c "$TOP"/tools/*.c; do
 	(cd "$TOP" && clang-tidy --quiet "${f#"$TOP"/}" \
 		-checks='-*,clang-analyzer-*,bugprone-*,-bugprone-easily-swappable-parameters,-bugprone-reserved-identifier,-clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling,-bugprone-suspicious-string-compare,-bugprone-sizeof-expression,-bugprone-branch-clone,-bugprone-narrowing-conversions,-clang-analyzer-core.NullDereference,-clang-analyzer-core.CallAndMessage,-clang-analyzer-core.UndefinedBinaryOperatorResult,-clang-analyzer-core.NonNullParamChecker,-clang-analyzer-unix.Malloc' \
 		-- -std=gnu11 -D_GNU_SOURCE -Ilib -Itools $JC) >"$T/tidy" 2>"$T/tidy.err"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* modsect capture: the live map, written for another machine to read. */
-#include "modsect.h"
+#include "cli.h"
 
 int do_capture(struct opts *o)
 {

@@ -5,15 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modsect.h"
+#include "cli.h"
 #ifndef MODSECT_STATIC
-#include "../lib/kmem.h"
 #endif
 
 int report(const struct ms_err *err, int r)
 {
 	fprintf(stderr, "modsect: %s\n", err->msg[0] ? err->msg : strerror(-r));
-	return -r == ENOENT ? EXIT_NOTFOUND : EXIT_REFUSED;
+	return ms_err_kind_of(err, r) == MS_E_NOTFOUND ? EXIT_NOTFOUND :
+							  EXIT_REFUSED;
 }
 
 void warn(const char *fmt, ...)

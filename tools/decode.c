@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "modsect.h"
+#include "cli.h"
 
 /*
  * Adds modules named in frames that the map lacks, placed from their

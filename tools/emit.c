@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modsect.h"
+#include "cli.h"
 
 unsigned int layout_flags(const struct opts *o)
 {

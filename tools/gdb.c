@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* modsect gdb: add-symbol-file commands for gdb to source. */
-#include "modsect.h"
+#include "cli.h"
 
 int do_gdb(struct opts *o)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "modsect.h"
+#include "cli.h"
 
 /* The ELF of the map's core symbols, in memory. */
 int kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modsect.h"
+#include "cli.h"
 
 struct row {
 	const struct ms_module *mod;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* modsect lldb: target modules add/load commands for lldb. */
-#include "modsect.h"
+#include "cli.h"
 
 int do_lldb(struct opts *o)
 {

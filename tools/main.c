@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modsect.h"
+#include "cli.h"
 
 const struct cmd commands[] = {
 #ifndef MODSECT_STATIC

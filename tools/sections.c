@@ -5,7 +5,7 @@
 #include <json-c/json.h>
 #include <string.h>
 
-#include "modsect.h"
+#include "cli.h"
 
 static const char *place_str(enum ms_place p)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modsect.h"
+#include "cli.h"
 
 /*
  * UNSAID: could not be loaded for an address that may not be its, so

@@ -28,7 +28,7 @@
 
 #include <bpf/btf.h>
 
-#include "kmem-int.h"
+#include "kernel/kmem-int.h"
 
 #define FK_BASE 0xffffffffc1000000ull /* the arena; `modules` at its start */
 #define FK_UTS 0xffffffff82a13000ull /* init_uts_ns */

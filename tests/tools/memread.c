@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kmem.h"
+#include "modsect.h"
 
 static int fail(const struct ms_err *err, int r)
 {

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * An ELF file of the core kernel's symbols at their runtime addresses,
+ * from kallsyms, for debuggers that have no vmlinux: KASLR moves the
+ * kernel every boot, so System.map is wrong, but kallsyms is right.
+ *
+ * Symbols are grouped into sections by address: a run of text symbols is
+ * an SHF_EXECINSTR section, a run of data symbols a writable one, so that
+ * gdb calls functions functions and objects objects. Sections are NOBITS:
+ * the bytes are the target's, read through the debugger. A symbol's size
+ * is the distance to the next symbol, as the kernel counts it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+/* A gap larger than this between symbols starts a new section. */
+#define MAX_GAP (UINT64_C(16) << 20)
+
+enum kind { K_TEXT, K_RODATA, K_DATA, K_BSS, K_ABS };
+
+static enum kind kind_of(char t)
+{
+	switch (t) {
+	case 't':
+	case 'T':
+	case 'w': /* weak: __weak kernel functions */
+	case 'W':
+		return K_TEXT;
+	case 'r':
+	case 'R':
+		return K_RODATA;
+	case 'b':
+	case 'B':
+		return K_BSS;
+	case 'a':
+	case 'A':
+		return K_ABS;
+	default:
+		return K_DATA; /* d, D, v, V (weak objects), ... */
+	}
+}
+
+struct ksec {
+	enum kind kind;
+	uint64_t lo, hi;
+	size_t first, n; /* symbols, in the map's sorted order */
+	size_t name; /* offset in .shstrtab */
+};
+
+struct strtab {
+	char *buf;
+	size_t len, cap;
+};
+
+static size_t str_add(struct strtab *t, const char *s)
+{
+	size_t n = strlen(s) + 1, at = t->len;
+
+	if (t->len + n > t->cap) {
+		size_t ncap = t->cap ? 2 * t->cap : 4096;
+		char *nb;
+
+		while (ncap < t->len + n)
+			ncap *= 2;
+		nb = realloc(t->buf, ncap);
+		if (!nb)
+			return (size_t)-1;
+		t->buf = nb;
+		t->cap = ncap;
+	}
+	memcpy(t->buf + at, s, n);
+	t->len += n;
+	return at;
+}
+
+/* Runs of one kind without large gaps; absolute symbols stay apart. */
+static int group(const struct ms_map *map, struct ksec **ret, size_t *n_ret)
+{
+	struct ksec *secs = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < map->ncore; i++) {
+		const struct ms_ksym *k = &map->core[i];
+		enum kind kd = kind_of(k->type);
+		struct ksec *last = n ? &secs[n - 1] : NULL;
+
+		if (kd == K_ABS)
+			continue;
+		if (last && last->kind == kd && k->addr - last->hi <= MAX_GAP &&
+		    last->first + last->n == i) {
+			last->hi = k->addr;
+			last->n++;
+			continue;
+		}
+		if (n == cap) {
+			struct ksec *ns;
+
+			cap = cap ? 2 * cap : 64;
+			ns = realloc(secs, cap * sizeof(*ns));
+			if (!ns) {
+				free(secs);
+				return -ENOMEM;
+			}
+			secs = ns;
+		}
+		secs[n] = (struct ksec){ .kind = kd,
+					 .lo = k->addr,
+					 .hi = k->addr,
+					 .first = i,
+					 .n = 1 };
+		n++;
+	}
+	*ret = secs;
+	*n_ret = n;
+	return 0;
+}
+
+/*
+ * Size to the next symbol at a higher address, whatever its kind, as the
+ * kernel counts it; absolute symbols (per-cpu offsets) do not count.
+ */
+static uint64_t size_of(const struct ms_map *map, size_t i)
+{
+	for (size_t j = i + 1; j < map->ncore; j++)
+		if (map->core[j].addr > map->core[i].addr &&
+		    kind_of(map->core[j].type) != K_ABS)
+			return map->core[j].addr - map->core[i].addr;
+	return 0;
+}
+
+struct out {
+	Elf *elf;
+	int cls;
+	struct ksec *secs;
+	size_t nsecs;
+	struct strtab shstr, str;
+	void *syms; /* Elf32_Sym or Elf64_Sym */
+	size_t nsyms;
+};
+
+static Elf_Scn *new_section(struct out *o, size_t name, GElf_Word type,
+			    GElf_Xword flags, uint64_t addr, uint64_t size,
+			    void *buf, size_t len, Elf_Type dtype)
+{
+	Elf_Scn *scn = elf_newscn(o->elf);
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return NULL;
+	sh.sh_name = (GElf_Word)name;
+	sh.sh_type = type;
+	sh.sh_flags = flags;
+	sh.sh_addr = addr;
+	sh.sh_size = size;
+	sh.sh_addralign = 1;
+	/* libelf sizes sections by their data, NOBITS ones too (no bytes). */
+	d = elf_newdata(scn);
+	if (!d)
+		return NULL;
+	d->d_buf = buf;
+	d->d_size = buf ? len : size;
+	d->d_type = dtype;
+	d->d_align = dtype == ELF_T_SYM ? 8 : 1;
+	return gelf_update_shdr(scn, &sh) ? scn : NULL;
+}
+
+static void put_sym(struct out *o, const GElf_Sym *g)
+{
+	if (o->cls == ELFCLASS64) {
+		Elf64_Sym *e = (Elf64_Sym *)o->syms + o->nsyms;
+
+		e->st_name = g->st_name;
+		e->st_info = g->st_info;
+		e->st_shndx = g->st_shndx;
+		e->st_value = g->st_value;
+		e->st_size = g->st_size;
+	} else {
+		Elf32_Sym *e = (Elf32_Sym *)o->syms + o->nsyms;
+
+		e->st_name = g->st_name;
+		e->st_info = g->st_info;
+		e->st_shndx = g->st_shndx;
+		e->st_value = (Elf32_Addr)g->st_value;
+		e->st_size = (Elf32_Word)g->st_size;
+	}
+	o->nsyms++;
+}
+
+/* Every core symbol: in its section, or absolute (per-cpu offsets). */
+static int add_symbols(struct out *o, const struct ms_map *map)
+{
+	size_t symsz = o->cls == ELFCLASS64 ? sizeof(Elf64_Sym) :
+					      sizeof(Elf32_Sym);
+	size_t s = 0;
+
+	o->syms = calloc(map->ncore + 1, symsz);
+	if (!o->syms)
+		return -ENOMEM;
+	o->nsyms = 1; /* the null symbol */
+	for (size_t i = 0; i < map->ncore; i++) {
+		const struct ms_ksym *k = &map->core[i];
+		bool abs = kind_of(k->type) == K_ABS;
+		size_t name = str_add(&o->str, k->name);
+		GElf_Sym g = { .st_name = (GElf_Word)name,
+			       .st_value = k->addr };
+
+		if (name == (size_t)-1)
+			return -ENOMEM;
+		while (!abs && s < o->nsecs &&
+		       i >= o->secs[s].first + o->secs[s].n)
+			s++;
+		g.st_info = GELF_ST_INFO(
+			k->type >= 'A' && k->type <= 'Z' ? STB_GLOBAL :
+							   STB_LOCAL,
+			abs			   ? STT_NOTYPE :
+			kind_of(k->type) == K_TEXT ? STT_FUNC :
+						     STT_OBJECT);
+		g.st_shndx = abs ? SHN_ABS : (GElf_Section)(s + 1);
+		g.st_size = abs ? 0 : size_of(map, i);
+		put_sym(o, &g);
+	}
+	return 0;
+}
+
+/*
+ * ELF wants local symbols before global ones, and sh_info to name the
+ * first global; a stable partition keeps each group in address order.
+ */
+static size_t locals_first(struct out *o)
+{
+	size_t symsz = o->cls == ELFCLASS64 ? sizeof(Elf64_Sym) :
+					      sizeof(Elf32_Sym);
+	char *tmp = malloc(o->nsyms * symsz), *src = o->syms;
+	size_t at = 1, nlocal = 1;
+
+	if (!tmp)
+		return 0;
+	memcpy(tmp, src, symsz);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 1; i < o->nsyms; i++) {
+			unsigned char info =
+				o->cls == ELFCLASS64 ?
+					((Elf64_Sym *)src)[i].st_info :
+					((Elf32_Sym *)src)[i].st_info;
+
+			if ((GELF_ST_BIND(info) == STB_LOCAL) == (pass == 0))
+				memcpy(tmp + at++ * symsz, src + i * symsz,
+				       symsz);
+		}
+		if (pass == 0)
+			nlocal = at;
+	}
+	free(o->syms);
+	o->syms = tmp;
+	return nlocal;
+}
+
+static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
+		     struct ms_err *err)
+{
+	static const char *const names[] = { ".text", ".rodata", ".data",
+					     ".bss" };
+	size_t symsz = o->cls == ELFCLASS64 ? sizeof(Elf64_Sym) :
+					      sizeof(Elf32_Sym);
+	size_t strtab_name, symtab_name, shstrtab_name, first_global;
+	GElf_Ehdr eh;
+	Elf_Scn *symscn, *strscn, *shscn;
+	GElf_Shdr sh;
+
+	if (!gelf_newehdr(o->elf, o->cls) || !gelf_getehdr(o->elf, &eh))
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	eh.e_ident[EI_DATA] = (unsigned char)data;
+	eh.e_type = ET_EXEC;
+	eh.e_machine = (GElf_Half)em;
+	eh.e_version = EV_CURRENT;
+	if (!gelf_update_ehdr(o->elf, &eh))
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	str_add(&o->shstr, "");
+	str_add(&o->str, "");
+	for (size_t i = 0; i < o->nsecs; i++) {
+		char name[32];
+
+		/* .text, .text.1, ... in address order */
+		snprintf(name, sizeof(name), "%s", names[o->secs[i].kind]);
+		for (size_t j = 0, k = 0; j < i; j++)
+			if (o->secs[j].kind == o->secs[i].kind)
+				snprintf(name, sizeof(name), "%s.%zu",
+					 names[o->secs[i].kind], ++k);
+		o->secs[i].name = str_add(&o->shstr, name);
+	}
+	symtab_name = str_add(&o->shstr, ".symtab");
+	strtab_name = str_add(&o->shstr, ".strtab");
+	shstrtab_name = str_add(&o->shstr, ".shstrtab");
+	if (add_symbols(o, map) < 0 || o->shstr.buf == NULL ||
+	    !(first_global = locals_first(o)))
+		return ms_err_errno(err, ENOMEM, "kallsyms ELF");
+	for (size_t i = 0; i < o->nsecs; i++) {
+		const struct ksec *s = &o->secs[i];
+		GElf_Xword fl = SHF_ALLOC;
+		uint64_t end = s->hi + size_of(map, s->first + s->n - 1);
+		uint64_t size;
+
+		/* Up to the next section at the most, and one byte at least. */
+		if (i + 1 < o->nsecs && end > o->secs[i + 1].lo)
+			end = o->secs[i + 1].lo;
+		size = end > s->lo ? end - s->lo : 1;
+
+		if (s->kind == K_TEXT)
+			fl |= SHF_EXECINSTR;
+		if (s->kind == K_DATA || s->kind == K_BSS)
+			fl |= SHF_WRITE;
+		/* The last symbol gets at least one byte. */
+		if (!new_section(o, s->name, SHT_NOBITS, fl, s->lo,
+				 size ? size : 1, NULL, 0, ELF_T_BYTE))
+			return ms_err_set(err, EIO, "libelf: %s",
+					  elf_errmsg(-1));
+	}
+	symscn = new_section(o, symtab_name, SHT_SYMTAB, 0, 0, 0, o->syms,
+			     o->nsyms * symsz, ELF_T_SYM);
+	strscn = new_section(o, strtab_name, SHT_STRTAB, 0, 0, 0, o->str.buf,
+			     o->str.len, ELF_T_BYTE);
+	shscn = new_section(o, shstrtab_name, SHT_STRTAB, 0, 0, 0, o->shstr.buf,
+			    o->shstr.len, ELF_T_BYTE);
+	if (!symscn || !strscn || !shscn || !gelf_getshdr(symscn, &sh))
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	sh.sh_link = (GElf_Word)elf_ndxscn(strscn);
+	sh.sh_info = (GElf_Word)first_global;
+	sh.sh_entsize = symsz;
+	sh.sh_addralign = 8;
+	if (!gelf_update_shdr(symscn, &sh) || !gelf_getehdr(o->elf, &eh))
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	if (elf_ndxscn(shscn) >= SHN_LORESERVE)
+		return ms_err_set(err, E2BIG,
+				  "kallsyms ELF: too many sections");
+	eh.e_shstrndx = (GElf_Half)elf_ndxscn(shscn);
+	if (!gelf_update_ehdr(o->elf, &eh) ||
+	    elf_update(o->elf, ELF_C_WRITE) < 0)
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	return 0;
+}
+
+int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
+{
+	struct out o = { 0 };
+	int em, data, r;
+
+	if (!map->ncore)
+		return ms_err_set(
+			err, ENOENT,
+			"%s has no core kernel symbols; capture with --kallsyms, or run live as root",
+			map->origin);
+	for (size_t i = 0, nz = 0; i < map->ncore; i++) {
+		nz += map->core[i].addr != 0;
+		if (i + 1 == map->ncore && nz == 0)
+			return ms_err_set(
+				err, EPERM,
+				"%s: every kallsyms address is zero: the kernel hides them (kernel.kptr_restrict); run as root",
+				map->origin);
+	}
+	if (ms_machine_elf(map->machine ? map->machine : "x86_64", &em, &o.cls,
+			   &data) < 0)
+		return ms_err_set(err, ENOTSUP,
+				  "%s: machine %s is not supported",
+				  map->origin, map->machine);
+	r = group(map, &o.secs, &o.nsecs);
+	if (r)
+		return ms_err_errno(err, -r, "kallsyms ELF");
+	elf_version(EV_CURRENT);
+	o.elf = elf_begin(fd, ELF_C_WRITE, NULL);
+	r = o.elf ? write_elf(&o, map, em, data, err) :
+		    ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	elf_end(o.elf);
+	free(o.secs);
+	free(o.syms);
+	free(o.str.buf);
+	free(o.shstr.buf);
+	return r;
+}
+
+/* The build-id note of any ELF file, as hex; NULL if none. */
+static char *elf_build_id(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t off = 0, next, name_off, desc_off;
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((next = gelf_getnote(d, off, &nh, &name_off,
+					    &desc_off))) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+			    nh.n_descsz > 0 && nh.n_descsz <= 64) {
+				char *hex = malloc(2 * nh.n_descsz + 1);
+
+				for (size_t i = 0; hex && i < nh.n_descsz; i++)
+					sprintf(hex + 2 * i, "%02x",
+						((unsigned char *)d
+							 ->d_buf)[desc_off + i]);
+				return hex;
+			}
+			off = next;
+		}
+	}
+	return NULL;
+}
+
+/* The value of a symbol in the file's .symtab. */
+static bool elf_symbol(Elf *elf, const char *want, uint64_t *ret)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &sym) &&
+			    (n = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
+			    !strcmp(n, want)) {
+				*ret = sym.st_value;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static bool core_symbol(const struct ms_map *map, const char *want,
+			uint64_t *ret)
+{
+	for (size_t i = 0; i < map->ncore; i++)
+		if (!strcmp(map->core[i].name, want)) {
+			*ret = map->core[i].addr;
+			return true;
+		}
+	return false;
+}
+
+int ms_vmlinux_offset(const char *path, const struct ms_map *map, bool force,
+		      int64_t *offset_ret, char **note_ret, struct ms_err *err)
+{
+	static const char *const anchors[] = { "_stext", "_text",
+					       "startup_64" };
+	char *bid = NULL, why[512] = "";
+	uint64_t link = 0, run = 0;
+	const char *anchor = NULL;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd, r = 0;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ms_err_errno(err, errno, "--vmlinux %s", path);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || !gelf_getehdr(elf, &eh) ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+		r = ms_err_set(
+			err, EINVAL,
+			"--vmlinux %s: not a kernel image (an ELF executable)",
+			path);
+		goto out;
+	}
+	bid = elf_build_id(elf);
+	for (size_t i = 0; !anchor && i < 3; i++)
+		if (elf_symbol(elf, anchors[i], &link) &&
+		    core_symbol(map, anchors[i], &run))
+			anchor = anchors[i];
+	if (!anchor) {
+		r = ms_err_set(
+			err, ENOENT,
+			"--vmlinux %s: no _stext in both it and the kallsyms of %s, so the KASLR offset is unknown; capture with --kallsyms",
+			path, map->origin);
+		goto out;
+	}
+	if (map->kernel_build_id && bid && strcmp(map->kernel_build_id, bid))
+		snprintf(
+			why, sizeof(why),
+			"build-id of the running kernel is %s but %s has %s: it is not the running kernel",
+			map->kernel_build_id, path, bid);
+	if (why[0] && !force) {
+		r = ms_err_set(err, EBADMSG,
+			       "%s; give the right vmlinux, or --force", why);
+		goto out;
+	}
+	*offset_ret = (int64_t)(run - link);
+	if (asprintf(note_ret, "%s%s", why[0] ? "NOT VERIFIED, forced: " : "",
+		     why[0] ? why :
+		     map->kernel_build_id && bid ?
+			      "verified: build-id matches the running kernel" :
+			      "unverified: no build-id to compare") < 0)
+		r = ms_err_errno(err, ENOMEM, "vmlinux");
+out:
+	free(bid);
+	elf_end(elf);
+	close(fd);
+	return r;
+}

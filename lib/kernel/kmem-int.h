@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Internal to the memory source: the running kernel as found (kfind.c),
+ * struct layouts from BTF (kbtf.c), the module walk (kmem.c).
+ */
+#ifndef MODSECT_KMEM_INT_H
+#define MODSECT_KMEM_INT_H
+
+#include "kernel.h"
+
+struct btf;
+
+/* Bounds on what hostile memory can make us do. */
+#define KMEM_MAX_MODULES 10000
+#define KMEM_MAX_SECTIONS 4096
+#define KMEM_MAX_NOTES 256
+#define KMEM_MAX_SYMTAB (1u << 20)
+#define KMEM_MAX_STRTAB (16u << 20)
+#define KMEM_NAME_MAX 1024 /* section and note names */
+#define KMEM_KSYM_NAME_LEN 512 /* KSYM_NAME_LEN since 6.1 (b8a94bfb3395) */
+
+/* The running kernel, as the memory source found it. */
+struct kern {
+	struct ms_mem *mem;
+	const char *origin;
+	struct ms_kimage *img; /* NULL: everything from memory */
+	struct ms_ksymtab *own_ksyms; /* from memory, if no image */
+	const struct ms_ksymtab *ksyms; /* the image's or own_ksyms */
+	int64_t offset; /* runtime = ksyms address + offset (KASLR) */
+	uint64_t link_start, link_end; /* the image, _text.._end */
+	struct btf *btf;
+	void *btf_data; /* read from memory, if no image */
+	uint64_t btf_addr; /* where btf_data was read, if from memory */
+	int ptr_size; /* 4 or 8 */
+	bool big_endian;
+	int elf_machine;
+	char *release; /* init_uts_ns, else banner */
+	char *banner_release; /* linux_banner's, from memory */
+	char *machine;
+	char *build_id; /* the running kernel's, hex */
+	uint64_t only_at; /* read only the struct module there (0: all) */
+};
+
+/* Runtime address of a link-time address of the kallsyms table. */
+uint64_t kern_moved(const struct kern *k, uint64_t a);
+/* Runtime address of a core kernel symbol; -ENOENT with a message. */
+int kern_sym(const struct kern *k, const char *name, uint64_t *ret,
+	     struct ms_err *err);
+
+/* A field of a struct, from BTF. */
+struct kfield {
+	size_t off, size;
+	bool found;
+};
+
+/*
+ * Offsets of what the walk reads, from BTF; fields marked optional in
+ * kbtf.c may be missing (found false), the others are an error naming
+ * struct, field and release.
+ */
+struct klayout {
+	size_t mod_size;
+	struct kfield mod_state, mod_list, mod_name, mod_srcversion,
+		mod_kallsyms, mod_sect_attrs, mod_notes_attrs, mod_syms,
+		mod_num_syms;
+	int64_t st_live, st_coming, st_going, st_unformed;
+	struct kfield list_next;
+	/* module_sect_attrs: 6.1 has nsections and module_sect_attr[]. */
+	size_t sas_size;
+	struct kfield sas_nsections, sas_attrs, sas_grp_bin_attrs;
+	size_t sa_size; /* module_sect_attr, or bin_attribute (6.14+) */
+	struct kfield sa_battr, sa_address;
+	size_t ba_size;
+	struct kfield ba_name, ba_len, ba_private;
+	size_t nas_size;
+	struct kfield nas_notes, nas_attrs;
+	size_t mk_size;
+	struct kfield mk_symtab, mk_num_symtab, mk_strtab, mk_typetab;
+	size_t ks_size;
+	struct kfield ks_value, ks_name;
+	bool ks_prel32;
+	struct kfield uts_release, uts_machine;
+};
+
+int klayout_from_btf(const struct btf *btf, const char *release,
+		     struct klayout *l, struct ms_err *err);
+
+/* An unsigned integer of size bytes at buf + off in the target's order. */
+uint64_t kget(const struct kern *k, const void *buf, size_t off, size_t size);
+static inline uint64_t kget_field(const struct kern *k, const void *buf,
+				  const struct kfield *f)
+{
+	return f->found ? kget(k, buf, f->off, f->size) : 0;
+}
+
+/*
+ * With k's memory, symbols and BTF set: init_uts_ns, the module list and
+ * (MS_READ_CORE) the core symbols into an empty map, finished. Tests and
+ * fuzzing call it on a fake kernel.
+ */
+int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
+		  struct ms_map *map, struct ms_err *err);
+
+/*
+ * Without CONFIG_KALLSYMS_ALL (kdata.c): the BTF found in memory from
+ * address from on (sets k->btf, k->btf_data); the release in a
+ * linux_banner in p; the module list head from print_modules()'s code.
+ */
+int kdata_find_btf(struct kern *k, uint64_t from, struct ms_err *err);
+void kdata_notes_build_id(struct kern *k);
+int kdata_banner_release(const unsigned char *p, size_t len, char **ret);
+int kdata_modules(const struct kern *k, const struct klayout *l,
+		  uint64_t *head, struct ms_err *err);
+
+/* Walks the module list into map (kmem.c). */
+int kmem_read_modules(const struct kern *k, const struct klayout *l,
+		      const char *only_module, struct ms_map *map,
+		      struct ms_err *err);
+
+#endif

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The section map: which module's sections sit at which address. */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map.h"
+
+void ms_module_clear(struct ms_module *m)
+{
+	free(m->name);
+	free(m->initstate);
+	free(m->srcversion);
+	free(m->build_id);
+	for (size_t i = 0; i < m->nsections; i++)
+		free(m->sections[i].name);
+	free(m->sections);
+	for (size_t i = 0; i < m->nksyms; i++)
+		free(m->ksyms[i].name);
+	free(m->ksyms);
+}
+
+void ms_map_free(struct ms_map *map)
+{
+	if (!map)
+		return;
+	for (size_t i = 0; i < map->nmodules; i++)
+		ms_module_clear(&map->modules[i]);
+	free(map->modules);
+	for (size_t i = 0; i < map->ncore; i++)
+		free(map->core[i].name);
+	free(map->core);
+	free(map->kernel_build_id);
+	for (size_t i = 0; i < map->nvanished; i++)
+		free(map->vanished[i]);
+	free(map->vanished);
+	free(map->origin);
+	free(map->release);
+	free(map->machine);
+	free(map);
+}
+
+static char norm(char c)
+{
+	return c == '-' ? '_' : c;
+}
+
+bool ms_modname_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (norm(*a) != norm(*b))
+			return false;
+	return *a == *b;
+}
+
+static int modname_cmp(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (norm(*a) != norm(*b))
+			break;
+	return (unsigned char)norm(*a) - (unsigned char)norm(*b);
+}
+
+const struct ms_module *ms_map_find(const struct ms_map *map, const char *name)
+{
+	size_t lo = 0, hi = map->nmodules;
+
+	/* ms_map_finish sorted the modules. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = modname_cmp(name, map->modules[mid].name);
+
+		if (c == 0)
+			return &map->modules[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+const struct ms_section *ms_module_section(const struct ms_module *mod,
+					   const char *name)
+{
+	for (size_t i = 0; i < mod->nsections; i++)
+		if (strcmp(mod->sections[i].name, name) == 0)
+			return &mod->sections[i];
+	return NULL;
+}
+
+static int cmp_module(const void *a, const void *b)
+{
+	return modname_cmp(((const struct ms_module *)a)->name,
+			   ((const struct ms_module *)b)->name);
+}
+
+static int cmp_section(const void *a, const void *b)
+{
+	const struct ms_section *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_section_name(const void *a, const void *b)
+{
+	return strcmp(((const struct ms_section *)a)->name,
+		      ((const struct ms_section *)b)->name);
+}
+
+int ms_map_add_core(struct ms_map *map, const char *name, uint64_t addr,
+		    char type)
+{
+	if ((map->ncore & (map->ncore - 1)) == 0) {
+		size_t ncap = map->ncore ? 2 * map->ncore : 1024;
+		struct ms_ksym *n = realloc(map->core, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		map->core = n;
+	}
+	if (!(map->core[map->ncore].name = strdup(name)))
+		return -ENOMEM;
+	map->core[map->ncore].addr = addr;
+	map->core[map->ncore].seq = (uint32_t)map->ncore;
+	map->core[map->ncore++].type = type;
+	return 0;
+}
+
+/*
+ * Stable: of symbols at one address the kernel names the first in
+ * kallsyms order (get_symbol_pos), and every source adds them in that
+ * order.
+ */
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ms_ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int ms_map_finish(struct ms_map *map, struct ms_err *err)
+{
+	if (map->ncore)
+		qsort(map->core, map->ncore, sizeof(*map->core), cmp_ksym);
+	if (map->nmodules)
+		qsort(map->modules, map->nmodules, sizeof(*map->modules),
+		      cmp_module);
+	for (size_t i = 0; i < map->nmodules; i++) {
+		struct ms_module *m = &map->modules[i];
+
+		if (i > 0 && cmp_module(&map->modules[i - 1], m) == 0)
+			return ms_err_set(err, EINVAL,
+					  "%s: module %s is listed twice",
+					  map->origin, m->name);
+		if (m->nsections == 0)
+			continue;
+		/* Sort by name first to find duplicates, then by address. */
+		qsort(m->sections, m->nsections, sizeof(*m->sections),
+		      cmp_section_name);
+		for (size_t j = 1; j < m->nsections; j++)
+			if (strcmp(m->sections[j - 1].name,
+				   m->sections[j].name) == 0)
+				return ms_err_set(
+					err, EINVAL,
+					"%s: module %s lists section %s twice",
+					map->origin, m->name,
+					MS_ESC(m->sections[j].name));
+		qsort(m->sections, m->nsections, sizeof(*m->sections),
+		      cmp_section);
+	}
+	return 0;
+}
+
+int ms_map_check_visible(const struct ms_map *map, struct ms_err *err)
+{
+	for (size_t i = 0; i < map->nmodules; i++) {
+		const struct ms_module *m = &map->modules[i];
+		bool any = false;
+
+		for (size_t j = 0; j < m->nsections; j++)
+			any |= m->sections[j].addr != 0;
+		if (m->nsections > 0 && !any)
+			return ms_err_set(
+				err, EPERM,
+				"%s: every section address of module %s is zero: the kernel hides addresses from this user "
+				"(kernel.kptr_restrict, or no CAP_SYSLOG); run as root, or set kernel.kptr_restrict=0 or 1",
+				map->origin, m->name);
+	}
+	return 0;
+}
+
+/*
+ * Elf64_Nhdr and Elf32_Nhdr are the same. libelf's gelf_getnote() needs
+ * an Elf_Scn, which a sysfs file or target memory is not, so we walk
+ * the headers here.
+ */
+char *ms_notes_build_id(const void *notes, size_t n)
+{
+	const unsigned char *buf = notes;
+	size_t off = 0;
+
+	while (off + sizeof(Elf64_Nhdr) <= n) {
+		Elf64_Nhdr h;
+		size_t name_off, desc_off, next;
+
+		memcpy(&h, buf + off, sizeof(h));
+		name_off = off + sizeof(h);
+		desc_off = name_off + ((h.n_namesz + 3u) & ~3u);
+		next = desc_off + ((h.n_descsz + 3u) & ~3u);
+		if (h.n_namesz > 64 || h.n_descsz > 256 ||
+		    desc_off + h.n_descsz > n)
+			break;
+		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 &&
+		    memcmp(buf + name_off, "GNU", 4) == 0 && h.n_descsz > 0) {
+			char *hex = malloc(2 * h.n_descsz + 1);
+
+			if (!hex)
+				return NULL;
+			for (size_t i = 0; i < h.n_descsz; i++)
+				sprintf(hex + 2 * i, "%02x", buf[desc_off + i]);
+			return hex;
+		}
+		off = next;
+	}
+	return NULL;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The section map (struct ms_map): which module's sections sit at which
+ * address, and its text sources: live sysfs and capture files. The memory
+ * sources (kernel/) give the same struct.
+ */
+#ifndef MODSECT_MAP_H
+#define MODSECT_MAP_H
+
+#include "base/base.h"
+
+/* ---- the section map (map.c, sysfs.c, capture.c) ---- */
+
+struct ms_section {
+	char *name; /* as the kernel listed it; untrusted */
+	uint64_t addr;
+};
+
+/* A module's symbol as /proc/kallsyms lists it. */
+struct ms_ksym {
+	char *name;
+	uint64_t addr;
+	char type;
+	uint32_t seq; /* core: order in the source, which breaks address ties */
+};
+
+struct ms_module {
+	char *name; /* as in /sys/module: underscores */
+	char *initstate; /* "live", "coming", "going" or NULL if unknown */
+	char *srcversion; /* NULL if unknown */
+	char *build_id; /* lower-case hex, NULL if unknown */
+	struct ms_section *sections;
+	size_t nsections;
+	struct ms_ksym *ksyms; /* from kallsyms, may be empty */
+	size_t nksyms;
+	uint64_t load_id; /* live: inode of its sections/, new on every load */
+};
+
+struct ms_map {
+	char *origin; /* "live" or the capture's path, for messages */
+	char *release; /* kernel release, NULL if the source did not say */
+	char *machine; /* uname -m of the target, NULL if unknown */
+	struct ms_module *modules;
+	size_t nmodules;
+	struct ms_ksym *core; /* core kernel kallsyms, by address; optional */
+	size_t ncore;
+	char *kernel_build_id; /* from /sys/kernel/notes, NULL if unknown */
+	char **vanished; /* live: modules unloaded while read, left out */
+	size_t nvanished;
+};
+
+void ms_map_free(struct ms_map *map);
+/* Frees what a module owns (for sources building a map). */
+void ms_module_clear(struct ms_module *m);
+const struct ms_module *ms_map_find(const struct ms_map *map, const char *name);
+const struct ms_section *ms_module_section(const struct ms_module *mod,
+					   const char *name);
+/* Module names compare with '-' and '_' as the same character. */
+bool ms_modname_eq(const char *a, const char *b);
+/* The first GNU build-id in a buffer of ELF notes, as hex; NULL if none. */
+char *ms_notes_build_id(const void *notes, size_t n);
+/* Sorts modules by name and sections by address; finds duplicates. */
+int ms_map_finish(struct ms_map *map, struct ms_err *err);
+
+
+
+#define MS_READ_CORE 0x1 /* also the core kernel's kallsyms */
+
+/* Reads the live map under ctx's root; only_module NULL means all. */
+int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
+		     unsigned int flags, struct ms_map **ret,
+		     struct ms_err *err);
+/* Adds a core kernel symbol (before ms_map_finish). */
+int ms_map_add_core(struct ms_map *map, const char *name, uint64_t addr,
+		    char type);
+/* Reads a capture in any format ms_capture_write or the README's sh loops write. */
+int ms_map_read_capture(const char *path, struct ms_map **ret,
+			struct ms_err *err);
+int ms_map_parse_capture(const char *text, size_t len, const char *origin,
+			 struct ms_map **ret, struct ms_err *err);
+/* Writes the map in capture format version 1. */
+int ms_capture_write(FILE *out, const struct ms_map *map, struct ms_err *err);
+
+#endif

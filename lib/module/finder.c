@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Where a module's file is: the module directory's modules.dep (through
+ * libkmod, which treats '-' and '_' alike), then the --search trees,
+ * matched by file name and indexed once per finder.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <elfutils/debuginfod.h>
+#include <libkmod.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/dlib.h"
+#include "module.h"
+
+#define MAX_DEPTH 32
+
+struct entry {
+	char *name; /* normalized module name */
+	char *path;
+};
+
+/* libkmod's functions we call, named and typed as libkmod.h has them. */
+struct kmod_fns {
+	__typeof__(&kmod_new) kmod_new;
+	__typeof__(&kmod_set_log_fn) kmod_set_log_fn;
+	__typeof__(&kmod_unref) kmod_unref;
+	__typeof__(&kmod_module_new_from_name) kmod_module_new_from_name;
+	__typeof__(&kmod_module_get_path) kmod_module_get_path;
+	__typeof__(&kmod_module_unref) kmod_module_unref;
+};
+
+/* libdebuginfod's, likewise. */
+struct debuginfod_fns {
+	__typeof__(&debuginfod_begin) debuginfod_begin;
+	__typeof__(&debuginfod_find_debuginfo) debuginfod_find_debuginfo;
+	__typeof__(&debuginfod_end) debuginfod_end;
+};
+
+struct ms_finder {
+	const struct ms_ctx *ctx;
+	char *moddir;
+	void *klib; /* libkmod, loaded on the first lookup by name */
+	struct kmod_fns kf;
+	struct kmod_ctx *kmod; /* made on the first lookup by name */
+	bool kmod_tried;
+	struct ms_err kmod_err; /* why libkmod could not be loaded, if so */
+	void *dlib; /* libdebuginfod, loaded on first use */
+	struct debuginfod_fns df;
+	debuginfod_client *dclient; /* made on first use */
+	int dfailed; /* the error that made us stop asking, or 0 */
+	struct entry *entries; /* search-tree files, sorted by name */
+	size_t nentries, cap;
+	bool indexed;
+	char **noted; /* "name build-id" pairs of ms_finder_note */
+	size_t nnoted;
+};
+
+static void kmod_quiet(void *data, int priority, const char *file, int line,
+		       const char *fn, const char *format, va_list args)
+{
+	(void)data, (void)priority, (void)file, (void)line, (void)fn;
+	(void)format, (void)args;
+}
+
+int ms_finder_new(const struct ms_ctx *ctx, const char *release,
+		  struct ms_finder **ret, struct ms_err *err)
+{
+	struct ms_finder *fi = calloc(1, sizeof(*fi));
+	int n = 0;
+
+	if (!fi)
+		return ms_err_errno(err, ENOMEM, "finder");
+	fi->ctx = ctx;
+	if (ms_ctx_moddir(ctx))
+		n = asprintf(&fi->moddir, "%s", ms_ctx_moddir(ctx));
+	else if (release)
+		n = asprintf(&fi->moddir, "%s/lib/modules/%s", ms_ctx_root(ctx),
+			     release);
+	if (n < 0) {
+		free(fi);
+		return ms_err_errno(err, ENOMEM, "finder");
+	}
+	*ret = fi;
+	return 0;
+}
+
+void ms_finder_free(struct ms_finder *fi)
+{
+	if (!fi)
+		return;
+	for (size_t i = 0; i < fi->nentries; i++) {
+		free(fi->entries[i].name);
+		free(fi->entries[i].path);
+	}
+	free(fi->entries);
+	for (size_t i = 0; i < fi->nnoted; i++)
+		free(fi->noted[i]);
+	free(fi->noted);
+	if (fi->kmod)
+		fi->kf.kmod_unref(fi->kmod);
+	if (fi->klib)
+		dlclose(fi->klib);
+	if (fi->dclient)
+		fi->df.debuginfod_end(fi->dclient);
+	if (fi->dlib)
+		dlclose(fi->dlib);
+	free(fi->moddir);
+	free(fi);
+}
+
+const char *ms_finder_moddir(const struct ms_finder *fi)
+{
+	return fi->moddir;
+}
+
+int ms_finder_debuginfod_error(const struct ms_finder *fi)
+{
+	/* No DEBUGINFOD_URLS is no error. */
+	return fi->dfailed == -ENOSYS ? 0 : fi->dfailed;
+}
+
+const struct ms_ctx *ms_finder_ctx(const struct ms_finder *fi)
+{
+	return fi->ctx;
+}
+
+/*
+ * libdebuginfod is opened when first asked, as libdw opens it
+ * (libdwfl/debuginfod-client.c): linked, it brought libcurl and two dozen
+ * libraries into the start-up of every run, a tenth of resolving 20,000
+ * addresses from an index. With no DEBUGINFOD_URLS it would answer
+ * -ENOSYS; so does this, without loading it.
+ */
+static int open_debuginfod(struct ms_finder *fi)
+{
+	const struct ms_dlsym syms[] = {
+		MS_DLSYM(&fi->df, debuginfod_begin),
+		MS_DLSYM(&fi->df, debuginfod_find_debuginfo),
+		MS_DLSYM(&fi->df, debuginfod_end),
+	};
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	struct ms_err lerr;
+	int r;
+
+	if (fi->dclient)
+		return 0;
+	if (!urls || !*urls)
+		return -ENOSYS;
+	/*
+	 * Asked for, but not installed: -ELIBACC says so (warn_debuginfod
+	 * prints strerror, so the message has no reader).
+	 */
+	if (!fi->dlib) {
+		r = ms_dlib_open("libdebuginfod.so.1", "libdebuginfod1", syms,
+				 sizeof(syms) / sizeof(syms[0]), &fi->dlib,
+				 &lerr);
+		if (r)
+			return r;
+	}
+	fi->dclient = fi->df.debuginfod_begin();
+	return fi->dclient ? 0 : -ENOMEM;
+}
+
+int ms_finder_debuginfod(struct ms_finder *fi, const unsigned char *id,
+			 size_t len, char **path_ret)
+{
+	int fd;
+
+	if (fi->dfailed)
+		return fi->dfailed;
+	fd = open_debuginfod(fi);
+	if (fd == -ENOSYS || fd == -ELIBACC || fd == -ELIBBAD)
+		fi->dfailed = fd;
+	if (fd)
+		return fd;
+	/* Honours DEBUGINFOD_URLS, _CACHE_PATH and _TIMEOUT. */
+	fd = fi->df.debuginfod_find_debuginfo(fi->dclient, id, (int)len,
+					      path_ret);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	/* Not found is an answer; anything else means the servers are out of reach. */
+	if (fd != -ENOENT)
+		fi->dfailed = fd;
+	return fd;
+}
+
+/* "dm-mod.ko.xz" -> "dm_mod"; NULL if not a module file name. */
+static char *module_name_of(const char *file)
+{
+	static const char *const exts[] = { ".ko", ".ko.gz", ".ko.xz",
+					    ".ko.zst" };
+	size_t len = strlen(file);
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t el = strlen(exts[i]);
+		char *name;
+
+		if (len <= el || strcmp(file + len - el, exts[i]))
+			continue;
+		name = strndup(file, len - el);
+		for (char *c = name; c && *c; c++)
+			if (*c == '-')
+				*c = '_';
+		return name;
+	}
+	return NULL;
+}
+
+static int add_entry(struct ms_finder *fi, char *name, const char *path)
+{
+	if (fi->nentries == fi->cap) {
+		size_t ncap = fi->cap ? 2 * fi->cap : 64;
+		struct entry *n = realloc(fi->entries, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		fi->entries = n;
+		fi->cap = ncap;
+	}
+	fi->entries[fi->nentries].name = name;
+	if (!(fi->entries[fi->nentries].path = strdup(path)))
+		return -ENOMEM;
+	fi->nentries++;
+	return 0;
+}
+
+static int walk(struct ms_finder *fi, const char *dir, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (depth > MAX_DEPTH || !(d = opendir(dir)))
+		return 0; /* unreadable corners of a build tree are skipped */
+	while (!r && (de = readdir(d))) {
+		char *path, *name;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue; /* ., .., and kbuild's .tmp files */
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+			return closedir(d), -ENOMEM;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			r = walk(fi, path, depth + 1);
+		} else if ((name = module_name_of(de->d_name))) {
+			r = add_entry(fi, name, path);
+			if (r)
+				free(name);
+		}
+		free(path);
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->path, y->path);
+}
+
+static int index_search(struct ms_finder *fi, struct ms_err *err)
+{
+	size_t n = ms_ctx_search_count(fi->ctx);
+
+	if (fi->indexed)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t first = fi->nentries;
+		struct stat st;
+		int r;
+
+		if (stat(ms_ctx_search(fi->ctx, i), &st) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			return ms_err_errno(err, ENOTDIR, "--search %s",
+					    ms_ctx_search(fi->ctx, i));
+		r = walk(fi, ms_ctx_search(fi->ctx, i), 0);
+		if (r)
+			return ms_err_errno(err, -r, "indexing %s",
+					    ms_ctx_search(fi->ctx, i));
+		/* Sort each tree on its own so tree order stays precedence. */
+		if (fi->nentries > first)
+			qsort(fi->entries + first, fi->nentries - first,
+			      sizeof(*fi->entries), cmp_entry);
+	}
+	fi->indexed = true;
+	return 0;
+}
+
+/*
+ * libkmod is loaded, and its context made, on the first lookup by name:
+ * it brings libcrypto, 4 ms of every start-up when linked, and most runs
+ * (resolve, decode from an index) look no module up. Tried once; why
+ * libkmod could not be loaded stays in kmod_err for the message of a
+ * module not found.
+ */
+static void open_kmod(struct ms_finder *fi)
+{
+	static const char *const no_config[] = { NULL };
+	const struct ms_dlsym syms[] = {
+		MS_DLSYM(&fi->kf, kmod_new),
+		MS_DLSYM(&fi->kf, kmod_set_log_fn),
+		MS_DLSYM(&fi->kf, kmod_unref),
+		MS_DLSYM(&fi->kf, kmod_module_new_from_name),
+		MS_DLSYM(&fi->kf, kmod_module_get_path),
+		MS_DLSYM(&fi->kf, kmod_module_unref),
+	};
+
+	char dep[PATH_MAX];
+
+	if (fi->kmod_tried)
+		return;
+	fi->kmod_tried = true;
+	/*
+	 * libkmod finds a module's path in modules.dep.bin alone (libkmod.c
+	 * kmod_search_moddep): without one, as for the host's release on a
+	 * machine with no modules, there is nothing to load it for.
+	 */
+	if (snprintf(dep, sizeof(dep), "%s/modules.dep.bin", fi->moddir) >=
+		    (int)sizeof(dep) ||
+	    access(dep, F_OK) != 0)
+		return;
+	if (ms_dlib_open("libkmod.so.2", "libkmod2", syms,
+			 sizeof(syms) / sizeof(syms[0]), &fi->klib,
+			 &fi->kmod_err))
+		return;
+	/* Only modules.dep matters; host modprobe.d is irrelevant. */
+	fi->kmod = fi->kf.kmod_new(fi->moddir, no_config);
+	if (fi->kmod)
+		fi->kf.kmod_set_log_fn(fi->kmod, kmod_quiet, NULL);
+}
+
+static char *kmod_path(struct ms_finder *fi, const char *modname)
+{
+	struct kmod_module *mod = NULL;
+	const char *p;
+	char *path = NULL;
+
+	if (!fi->moddir)
+		return NULL;
+	open_kmod(fi);
+	if (!fi->kmod ||
+	    fi->kf.kmod_module_new_from_name(fi->kmod, modname, &mod) < 0)
+		return NULL;
+	p = fi->kf.kmod_module_get_path(mod);
+	if (p)
+		path = strdup(p);
+	fi->kf.kmod_module_unref(mod);
+	return path;
+}
+
+static char *normalized(const char *s)
+{
+	char *n = strdup(s);
+
+	for (char *c = n; c && *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return n;
+}
+
+/* Tries one candidate; keeps it in *best if it is the best so far. */
+static int consider(struct ms_finder *fi, const char *path, const char *want,
+		    struct ms_modfile **best, struct ms_err *err, bool *done)
+{
+	struct ms_modfile *f;
+	const char *bid;
+	int r = ms_modfile_open(fi->ctx, path, &f, err);
+
+	if (r)
+		return r;
+	bid = ms_modfile_build_id(f);
+	if (!want || (bid && strcmp(bid, want) == 0)) {
+		ms_modfile_free(*best);
+		*best = f;
+		*done = true;
+	} else if (!*best) {
+		*best = f;
+	} else {
+		ms_modfile_free(f);
+	}
+	return 0;
+}
+
+int ms_finder_open(struct ms_finder *fi, const char *modname,
+		   const char *want_build_id, struct ms_modfile **ret,
+		   struct ms_err *err)
+{
+	struct ms_modfile *best = NULL;
+	char *name = normalized(modname), *path;
+	struct ms_err first = { 0 };
+	bool done = false;
+	int r = 0;
+
+	if (!name)
+		return ms_err_errno(err, ENOMEM, "finder");
+	/*
+	 * A stale modules.dep entry must not hide the --search trees: a
+	 * candidate that cannot be opened is passed over, and its error is
+	 * reported only if nothing else is found.
+	 */
+	path = kmod_path(fi, name);
+	if (path && consider(fi, path, want_build_id, &best, err, &done))
+		first = *err;
+	free(path);
+	r = done ? 0 : index_search(fi, err);
+	for (size_t i = 0; !r && !done && i < fi->nentries; i++)
+		if (strcmp(fi->entries[i].name, name) == 0 &&
+		    consider(fi, fi->entries[i].path, want_build_id, &best, err,
+			     &done) &&
+		    !first.code)
+			first = *err;
+	if (!r && !best && first.code) {
+		*err = first;
+		r = -first.code;
+	} else if (!r && !best) {
+		/*
+		 * ENOENT even without libkmod: on it, callers go on to the
+		 * debug directories and debuginfod, which need no libkmod.
+		 */
+		if (fi->moddir && fi->kmod_err.code)
+			r = ms_err_set(
+				err, ENOENT,
+				"no file for module %s%s: %s/modules.dep not read, as %s; give the file, --moddir or --search DIR",
+				modname,
+				ms_ctx_search_count(fi->ctx) ?
+					" in the --search trees" :
+					"",
+				fi->moddir, fi->kmod_err.msg);
+		else if (fi->moddir)
+			r = ms_err_set(
+				err, ENOENT,
+				"no file for module %s: not in %s/modules.dep%s; give the file, --moddir or --search DIR",
+				modname, fi->moddir,
+				ms_ctx_search_count(fi->ctx) ?
+					" nor in the --search trees" :
+					"");
+		else
+			r = ms_err_set(
+				err, ENOENT,
+				"no file for module %s: the kernel release is unknown%s; give the file, --moddir or --search DIR",
+				modname,
+				ms_ctx_search_count(fi->ctx) ?
+					" and the --search trees have none" :
+					"");
+	}
+	free(name);
+	if (r) {
+		ms_modfile_free(best);
+		return r;
+	}
+	*ret = best;
+	return 0;
+}
+
+/*
+ * Where a file of a given build-id lies besides the module files: a debug
+ * directory's build-id tree, DIR/.build-id/xx/rest.debug (gdb's layout,
+ * which Debian's -dbg packages install and ms_debuginfo_find reads too).
+ */
+static int open_in_build_id_dirs(struct ms_finder *fi, const char *bid,
+				 struct ms_modfile **ret)
+{
+	size_t n = ms_ctx_debug_dir_count(fi->ctx);
+
+	for (size_t i = 0; i <= n; i++) {
+		struct ms_err ferr = { 0 };
+		struct stat st;
+		char *path;
+		int r;
+
+		if (i < n)
+			r = asprintf(&path, "%s/.build-id/%.2s/%s.debug",
+				     ms_ctx_debug_dir(fi->ctx, i), bid, bid + 2);
+		else
+			r = asprintf(&path, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+				     ms_ctx_root(fi->ctx), bid, bid + 2);
+		if (r < 0)
+			return -ENOMEM;
+		r = stat(path, &st) == 0 && S_ISREG(st.st_mode) ?
+			    ms_modfile_open(fi->ctx, path, ret, &ferr) :
+			    -ENOENT;
+		free(path);
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0 && ms_modfile_build_id(*ret) &&
+		    strcmp(ms_modfile_build_id(*ret), bid) == 0)
+			return 0;
+		if (r == 0)
+			ms_modfile_free(*ret);
+	}
+	return -ENOENT;
+}
+
+static int open_from_debuginfod(struct ms_finder *fi, const char *bid,
+				struct ms_modfile **ret)
+{
+	unsigned char id[64];
+	size_t len = strlen(bid) / 2;
+	struct ms_err ferr = { 0 };
+	char *path = NULL;
+	int r;
+
+	if (ms_ctx_offline(fi->ctx) || len > sizeof(id))
+		return -ENOENT;
+	for (size_t i = 0; i < len; i++)
+		sscanf(bid + 2 * i, "%2hhx", &id[i]);
+	r = ms_finder_debuginfod(fi, id, len, &path);
+	if (r < 0)
+		return r == -ENOMEM ? r : -ENOENT;
+	r = ms_modfile_open(fi->ctx, path, ret, &ferr);
+	free(path);
+	if (r == 0 && (!ms_modfile_build_id(*ret) ||
+		       strcmp(ms_modfile_build_id(*ret), bid))) {
+		ms_modfile_free(*ret);
+		r = -ENOENT;
+	}
+	return r == -ENOMEM ? r : r ? -ENOENT : 0;
+}
+
+/* Makes path a candidate of modname for ms_finder_open from now on. */
+static int remember(struct ms_finder *fi, const char *modname,
+		    const char *path, struct ms_err *err)
+{
+	char *name = normalized(modname);
+	int r = index_search(fi, err);
+
+	if (r) {
+		free(name);
+		return r;
+	}
+	/* After the --search trees, which keep their precedence. */
+	if (!name || add_entry(fi, name, path) < 0) {
+		free(name);
+		return ms_err_errno(err, ENOMEM, "finder");
+	}
+	return 0;
+}
+
+static bool hex_id(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 2 && n % 2 == 0 && n <= 128 &&
+	       strspn(s, "0123456789abcdef") == n;
+}
+
+int ms_finder_open_build_id(struct ms_finder *fi, const char *modname,
+			    const char *build_id, struct ms_modfile **ret,
+			    struct ms_err *err)
+{
+	struct ms_modfile *f = NULL, *other = NULL;
+	struct ms_err ferr = { 0 };
+	int r;
+
+	if (!hex_id(build_id))
+		return ms_err_set(err, EINVAL,
+				  "module %s: build-id %s is not lower-case hex",
+				  MS_ESC(modname), MS_ESC(build_id));
+	r = ms_finder_open(fi, modname, build_id, &f, &ferr);
+	if (r == 0 && ms_modfile_build_id(f) &&
+	    strcmp(ms_modfile_build_id(f), build_id) == 0) {
+		*ret = f;
+		return 0;
+	}
+	/* Kept for the message: the file that the name alone would give. */
+	other = r == 0 ? f : NULL;
+	r = open_in_build_id_dirs(fi, build_id, &f);
+	if (r == -ENOENT)
+		r = open_from_debuginfod(fi, build_id, &f);
+	if (r == 0) {
+		r = remember(fi, modname, ms_modfile_path(f), err);
+		if (r)
+			ms_modfile_free(f);
+		else
+			*ret = f;
+	} else if (r == -ENOMEM) {
+		r = ms_err_errno(err, ENOMEM, "finder");
+	} else if (other) {
+		r = ms_err_set(err, EBADMSG,
+			       "module %s: no file has build-id %s (%s has %s)",
+			       modname, build_id, ms_modfile_path(other),
+			       ms_modfile_build_id(other) ?
+				       ms_modfile_build_id(other) :
+				       "none");
+	} else {
+		r = ms_err_set(err, ENOENT,
+			       "module %s: no file with build-id %s", modname,
+			       build_id);
+	}
+	ms_modfile_free(other);
+	return r;
+}
+
+int ms_finder_note(struct ms_finder *fi, const char *modname,
+		   const char *build_id)
+{
+	char *key, **n;
+
+	if (asprintf(&key, "%s %s", modname, build_id) < 0)
+		return -ENOMEM;
+	for (char *c = key; *c != ' '; c++)
+		if (*c == '-')
+			*c = '_';
+	/* A report names a handful of modules: a list is enough. */
+	for (size_t i = 0; i < fi->nnoted; i++)
+		if (strcmp(fi->noted[i], key) == 0) {
+			free(key);
+			return 0;
+		}
+	n = realloc(fi->noted, (fi->nnoted + 1) * sizeof(*n));
+	if (!n) {
+		free(key);
+		return -ENOMEM;
+	}
+	fi->noted = n;
+	fi->noted[fi->nnoted++] = key;
+	return 1;
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Module files: finding them (finder.c), reading them (modfile.c), what
+ * the debuggers read (modcopy.c), joining a file to the map with every
+ * check (layout.c), its debug info (debuginfo.c), and laying out the
+ * modules a report names that the map lacks (place.c).
+ */
+#ifndef MODSECT_MODULE_H
+#define MODSECT_MODULE_H
+
+#include "map/map.h"
+
+/* ---- module files (modfile.c, decompress.c, cache.c) ---- */
+
+struct ms_modfile;
+
+struct ms_filesec {
+	const char *name;
+	uint64_t flags; /* sh_flags */
+	uint64_t size;
+	uint64_t align;
+	uint64_t offset; /* sh_offset: where its bytes are in the file */
+	uint32_t type; /* sh_type */
+};
+
+/*
+ * A finder knows where module files are: modules.dep of the module
+ * directory (through libkmod), then the --search trees, indexed once.
+ */
+struct ms_finder;
+
+int ms_finder_new(const struct ms_ctx *ctx, const char *release,
+		  struct ms_finder **ret, struct ms_err *err);
+void ms_finder_free(struct ms_finder *fi);
+/* The module directory in use, or NULL if none is known. */
+const char *ms_finder_moddir(const struct ms_finder *fi);
+const struct ms_ctx *ms_finder_ctx(const struct ms_finder *fi);
+/*
+ * Asks debuginfod for the debug info of a build-id: 0 with the cached
+ * file's path, or a negative errno. After a failure to reach the servers
+ * the finder stops asking, so --all does not wait a timeout per module.
+ */
+int ms_finder_debuginfod(struct ms_finder *fi, const unsigned char *id,
+			 size_t len, char **path_ret);
+/* The error that made the finder stop asking debuginfod, or 0. */
+int ms_finder_debuginfod_error(const struct ms_finder *fi);
+/*
+ * Opens the file of a module: of all candidates in order, the first whose
+ * build-id is want_build_id, or the first one when want_build_id is NULL
+ * or nothing matches (the layout then refuses it). -ENOENT if none.
+ */
+int ms_finder_open(struct ms_finder *fi, const char *modname,
+		   const char *want_build_id, struct ms_modfile **ret,
+		   struct ms_err *err);
+/*
+ * Opens a file of module modname whose GNU build-id is build_id (hex): the
+ * module files ms_finder_open knows, then DIR/.build-id/xx/rest.debug in
+ * each --debug-dir and in /usr/lib/debug, then debuginfod (unless
+ * offline). A separate debug file will do: its section headers keep the
+ * module's sizes. A file found is remembered as a candidate of modname,
+ * so ms_finder_open(fi, modname, build_id, ...) opens it from then on.
+ * -ENOENT if there is none; -EBADMSG if only files of other builds were
+ * found, with a message naming the module, a file and both build-ids.
+ */
+int ms_finder_open_build_id(struct ms_finder *fi, const char *modname,
+			    const char *build_id, struct ms_modfile **ret,
+			    struct ms_err *err);
+/*
+ * 1 the first time (modname, build_id) is noted, 0 after; -ENOMEM.
+ * build_id may be "". For callers that meet a module many times (each
+ * frame of a report) and must look for it, or warn about it, once.
+ */
+int ms_finder_note(struct ms_finder *fi, const char *modname,
+		   const char *build_id);
+
+/*
+ * Adds module name to the map with its file's allocatable sections laid
+ * out from base, as if loaded there and still initializing (so .init.*
+ * counts), and the file's build-id: for symbolizing "func+off [mod]"
+ * frames with no map. A separate debug file will do (its NOBITS sections
+ * keep their sizes). Pointers into map->modules are invalid afterwards;
+ * call ms_map_finish.
+ */
+int ms_map_add_placed(struct ms_map *map, const char *name,
+		      const struct ms_modfile *f, uint64_t base,
+		      struct ms_err *err);
+
+/* Where the next module without a map is laid out (place.c). */
+struct ms_placing {
+	uint64_t base, base32; /* for 64- and 32-bit files */
+};
+
+void ms_place_init(struct ms_placing *pl);
+/*
+ * A module a report names, with the build-id it prints ("" if none),
+ * laid out from its file if the map lacks it, or given that build-id if
+ * the map's module has none. 0 if done or nothing to do (no such file:
+ * its frames pass through); 1 if note says why its frames are left
+ * unannotated (another build than the map's or the printed one); or a
+ * negative errno.
+ */
+int ms_map_place(struct ms_map *map, struct ms_finder *fi, struct ms_placing *pl,
+		 const char *module, const char *build_id, struct ms_err *note,
+		 struct ms_err *err);
+int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
+		    struct ms_modfile **ret, struct ms_err *err);
+void ms_modfile_free(struct ms_modfile *f);
+const char *ms_modfile_path(const struct ms_modfile *f);
+/* The file a debugger should read: the decompressed cache copy if any. */
+const char *ms_modfile_debugger_path(const struct ms_modfile *f);
+/* The file lldb gets: debugger_path, or a copy with its DWARF hidden. */
+const char *ms_modfile_lldb_path(const struct ms_modfile *f);
+bool ms_modfile_dwarf_hidden(const struct ms_modfile *f);
+const char *ms_modfile_compression(const struct ms_modfile *f); /* or NULL */
+const char *ms_modfile_build_id(const struct ms_modfile *f); /* or NULL */
+const char *ms_modfile_srcversion(const struct ms_modfile *f); /* or NULL */
+const char *ms_modfile_modname(const struct ms_modfile *f); /* or NULL */
+int ms_modfile_elfclass(const struct ms_modfile *f); /* ELFCLASS32/64 */
+
+/* The file's e_machine, class and data, for messages and comparisons. */
+void ms_modfile_machine(const struct ms_modfile *f, int *em, int *cls,
+			int *data);
+/* Refuses a file for another machine or class than the kernel's. */
+int ms_modfile_check_machine(const struct ms_modfile *f, const char *machine,
+			     struct ms_err *err);
+/* Whether the file carries DWARF (a non-empty .debug_info). */
+bool ms_modfile_has_dwarf(const struct ms_modfile *f);
+size_t ms_modfile_section_count(const struct ms_modfile *f);
+const struct ms_filesec *ms_modfile_section(const struct ms_modfile *f,
+					    size_t i);
+const struct ms_filesec *ms_modfile_section_by_name(const struct ms_modfile *f,
+						    const char *name);
+/* Offset of a symbol defined in the named section; -ENOENT if none. */
+int ms_modfile_symbol_in(const struct ms_modfile *f, const char *secname,
+			 const char *symname, uint64_t *value_ret);
+/* Calls fn for each named symbol defined in the section. */
+int ms_modfile_foreach_symbol(const struct ms_modfile *f, const char *secname,
+			      int (*fn)(const char *name, uint64_t value,
+					void *arg),
+			      void *arg);
+
+
+/* ---- layout: map + file, checked (layout.c) ---- */
+
+enum ms_place {
+	MS_PLACE_LOADED, /* address from the map */
+	MS_PLACE_PERCPU, /* per-cpu base derived from kallsyms */
+	MS_PLACE_PARKED, /* not loaded: parked at an address nothing uses */
+	MS_PLACE_INIT_FREED, /* .init.* of a live module, left out */
+	MS_PLACE_NOT_ALLOC, /* listed by the kernel, not allocatable in file */
+};
+
+struct ms_lsec {
+	const char *name;
+	uint64_t addr; /* what the debugger is told */
+	uint64_t map_addr; /* what the map said, if in_map */
+	uint64_t size;
+	uint64_t flags;
+	enum ms_place place;
+	bool init;
+	bool in_map;
+};
+
+enum ms_verify {
+	MS_VERIFIED_BUILD_ID,
+	MS_VERIFIED_SRCVERSION,
+	MS_UNVERIFIED,
+	MS_FORCED, /* mismatch overridden with --force */
+};
+
+#define MS_LAYOUT_INIT 0x1 /* keep .init.* even if the module is live */
+#define MS_LAYOUT_FORCE 0x2 /* accept a build-id mismatch */
+
+struct ms_layout {
+	const struct ms_module *mod;
+	const struct ms_modfile *file;
+	struct ms_lsec *secs; /* map sections first, then parked ones */
+	size_t nsecs;
+	enum ms_verify verify;
+	bool init_included; /* .init.* given to the debugger */
+	bool init_freed; /* .init.* left out because the module is live */
+	char *note; /* why unverified / what was forced, or NULL */
+	const struct ms_debuginfo *debug; /* set by the caller, may be NULL */
+};
+
+int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
+		    unsigned int flags, struct ms_layout **ret,
+		    struct ms_err *err);
+void ms_layout_free(struct ms_layout *l);
+/* The file a debugger reads: the debug info if found, else the module. */
+const char *ms_layout_debugger_path(const struct ms_layout *l);
+const char *ms_layout_lldb_path(const struct ms_layout *l);
+bool ms_layout_dwarf_hidden(const struct ms_layout *l);
+const char *ms_verify_str(enum ms_verify v);
+/* Rejects names a debugger command could be confused by. */
+int ms_check_name(const char *what, const char *name, struct ms_err *err);
+bool ms_section_is_init(const char *name);
+/* Checks a map's addresses are not hidden (all zero). */
+int ms_map_check_visible(const struct ms_map *map, struct ms_err *err);
+
+/*
+ * Checks a file against the loaded module: build-id, else srcversion, and
+ * the .modinfo name. On a mismatch returns -EBADMSG with why (for --force).
+ */
+int ms_verify_file(const struct ms_module *mod, const struct ms_modfile *f,
+		   enum ms_verify *ret, char *why, size_t whylen);
+
+/* ---- debug info (debuginfo.c) ---- */
+
+enum ms_dsource {
+	MS_DS_NONE,
+	MS_DS_DEBUG_FILE, /* --debug-file */
+	MS_DS_DEBUG_DIR, /* --debug-dir */
+	MS_DS_SYSTEM, /* /usr/lib/debug */
+	MS_DS_MODULE, /* the module file has DWARF */
+	MS_DS_DEBUGINFOD,
+};
+
+struct ms_skip {
+	char *path;
+	char *reason;
+};
+
+struct ms_debuginfo {
+	struct ms_modfile *file; /* NULL if none was found */
+	bool owned; /* false when file is the module file */
+	enum ms_dsource source;
+	enum ms_verify verify;
+	struct ms_skip *skipped; /* candidates passed over, in order */
+	size_t nskipped;
+};
+
+#define MS_DEBUG_FORCE 0x1
+
+/*
+ * Finds debug info for mod: --debug-file, --debug-dir trees, /usr/lib/debug
+ * (by build-id, then by the module's path), the module file itself, then
+ * debuginfod. modfile (may be NULL) is the module's file, moddir where it
+ * was found. A candidate that does not match the loaded module is skipped;
+ * a --debug-file that does not match is refused unless MS_DEBUG_FORCE.
+ */
+int ms_debuginfo_find(struct ms_finder *fi, const struct ms_module *mod,
+		      const struct ms_modfile *modfile, const char *release,
+		      const char *debug_file, unsigned int flags,
+		      struct ms_debuginfo **ret, struct ms_err *err);
+void ms_debuginfo_free(struct ms_debuginfo *d);
+const char *ms_dsource_str(enum ms_dsource s);
+
+#endif

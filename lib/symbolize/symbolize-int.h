@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Internal to symbolization: symbolize.c keeps the modules and answers an
+ * address, symtab.c holds each module's ELF symbols, functab.c its DWARF
+ * functions and their inlined calls. Each table is built the first time
+ * an address falls in the module.
+ */
+#ifndef MODSECT_SYMBOLIZE_INT_H
+#define MODSECT_SYMBOLIZE_INT_H
+
+#include <elfutils/libdwfl.h>
+
+#include "ixlines.h"
+#include "symbolize.h"
+
+struct sym {
+	uint64_t addr, size;
+	const char *name;
+	bool global;
+};
+
+struct inl;
+struct top;
+
+/* A function's part (one range of its code), from the DWARF or an index. */
+struct fn {
+	uint64_t lo, hi;
+	const char *name;
+	Dwarf_Die die; /* the subprogram, for the walk on first use */
+	struct inl *inl; /* depth-first, those in [lo, hi) */
+	size_t ninl;
+	/*
+	 * The depth-0 entries of inl, packed: a lookup reads these instead
+	 * of striding through inl, whose entries are three times the size.
+	 */
+	struct top *top;
+	size_t ntop;
+	bool walked;
+	/*
+	 * With an index: its segments, and the line rows it may answer
+	 * with (ix_row_hi SIZE_MAX until its first lookup).
+	 */
+	uint32_t ix_seg_first, ix_nseg;
+	uint16_t ix_sec;
+	size_t ix_row_lo, ix_row_hi;
+};
+
+struct smod {
+	const struct ms_layout *l;
+	Dwfl_Module *dm;
+	struct sym *syms; /* by address, built on first use */
+	struct sym **byname; /* the same, by name; made after BYNAME_AFTER scans */
+	unsigned int name_scans;
+	size_t nsyms;
+	bool syms_built;
+	struct fn *fns; /* sorted by lo, built on first use */
+	uint64_t *fn_lo; /* fns[i].lo: binary search in 8 bytes, not 100 */
+	uint64_t *sym_addr; /* syms[i].addr, likewise */
+	size_t nfns, capfns;
+	bool built;
+	Dwarf_Addr bias; /* of the module's DWARF, the same for every CU */
+	uint64_t lo, hi; /* runtime range reported to libdwfl */
+	/*
+	 * With an index (symindex.h) the tables come from it and libdwfl
+	 * never sees the module (dm is NULL). ix_base: each index section's
+	 * runtime address, IX_UNPLACED if it is not loaded; ix_secs: the
+	 * loaded ones, for line lookups.
+	 */
+	struct ix *ix;
+	uint64_t *ix_base;
+	struct ixsecs ix_secs;
+	struct ixlookup ix_lines;
+	bool ix_want; /* no index yet: make one on first use */
+	void *image; /* the file libdwfl reads, mapped (symbolize.c) */
+	size_t image_len;
+};
+
+#define IX_UNPLACED UINT64_MAX
+
+/* The i-th module of a symbolizer, by address (for ixuse.c). */
+struct smod *symbolizer_mod(const struct ms_symbolizer *s, size_t i);
+
+/* ---- the index of a module's file (ixuse.c) ---- */
+
+/*
+ * Gives sm its index from dir: 1, or 0 if it has none (sm->ix_want is
+ * then set when one can be written), or -ENOMEM.
+ */
+int ix_attach(struct smod *sm, const char *dir);
+void ix_detach(struct smod *sm);
+/*
+ * The entries of an index table (n of size bytes, each with its section
+ * at sec_off) that are loaded, in the order of their sections' runtime
+ * addresses, in table order within one: the index writes each section's
+ * entries in address order, so this is address order in any layout,
+ * found without a sort. NULL if out of memory.
+ */
+size_t *ix_by_address(const struct smod *sm, const void *tab, size_t n,
+		      size_t size, size_t sec_off, size_t *n_ret);
+/*
+ * Builds the index of sm's file, writes it into dir and gives it to sm,
+ * whose tables then come from it. An error writing it (returned) still
+ * leaves sm its index; any other leaves sm to the DWARF.
+ */
+int ix_make(struct smod *sm, const char *dir, struct ms_err *err);
+
+/*
+ * The sort keys of a sorted table, packed: a binary search then reads 8
+ * bytes per step, not a whole entry. Out of memory, *n becomes 0, so the
+ * table reads as empty rather than unsearchable.
+ */
+uint64_t *sorted_keys(const void *base, size_t *n, size_t size, size_t key_off);
+#define SORTED_KEYS(arr, n, field)              \
+	sorted_keys((arr), (n), sizeof(*(arr)), \
+		    offsetof(__typeof__(*(arr)), field))
+
+/* The function parts of sm's index, placed where sm's layout put them. */
+int ixfns_build(struct smod *sm);
+/* functab_frames, from the index's segments. */
+int ixfns_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
+		 struct ms_symres *res);
+
+/* ---- ELF symbols (symtab.c) ---- */
+
+/* What an address is in, as kallsyms would name it. */
+struct symhit {
+	const struct sym *sym; /* NULL if none */
+	uint64_t size; /* sym's ELF size, or in padding to the next symbol */
+	bool past_end; /* in the padding after sym's last byte */
+};
+
+int symtab_build(struct smod *sm);
+void symtab_free(struct smod *sm);
+/* sec: the loaded section holding addr, which bounds the padding. */
+void symtab_find(const struct smod *sm, uint64_t addr,
+		 const struct ms_lsec *sec, struct symhit *ret);
+/* The runtime address of a symbol; -ENOENT if none. */
+int symtab_lookup(struct smod *sm, const char *name, uint64_t *addr_ret);
+/* The module's symbols into an index being built on layout xs. */
+int symtab_index(struct smod *sm, const struct ixsecs *xs, struct ixw *w);
+
+/* ---- DWARF functions and inlined calls (functab.c) ---- */
+
+int functab_build(struct smod *sm);
+void functab_free(struct smod *sm);
+/* The part of a function that covers addr, or NULL. */
+struct fn *functab_find(const struct smod *sm, uint64_t addr);
+/*
+ * res->frames for addr in fn: the inlined calls innermost first, then fn
+ * itself; -ENOMEM if the inline tree could not be read.
+ */
+int functab_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
+		   struct ms_symres *res);
+/* ---- source lines (srcline.c) ---- */
+
+/*
+ * Source line of addr from the line table, into f; f->file NULL if none.
+ * in_fn: addr is in a function's DWARF range (else its CU is checked).
+ */
+void srcline_find(const struct smod *sm, uint64_t addr, bool in_fn,
+		  struct ms_frame *f);
+
+/* The ranges of the last CU checked, for the next address (if it fits). */
+#define CUSPANS_MAX 32
+struct cuspans {
+	Dwarf_Die *cu;
+	size_t n;
+	bool over; /* more ranges than these: read each time */
+	uint64_t lo[CUSPANS_MAX], hi[CUSPANS_MAX];
+};
+
+/*
+ * libdwfl's line at addr, with own_cu only one of the CU holding addr;
+ * c (zeroed before the first call, or NULL) keeps that CU's ranges.
+ */
+Dwfl_Line *srcline_getsrc(Dwfl_Module *dm, uint64_t addr, bool own_cu,
+			  struct cuspans *c);
+
+/* Every function and its inlined calls into an index built on layout xs. */
+int functab_index(struct smod *sm, const struct ixsecs *xs, struct ixw *w);
+
+#endif

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Addresses to symbols, source lines and inline chains (symbolize.c and
+ * the files it uses), from the DWARF or the index (ix*.c, symindex.c),
+ * and frames in kernel log text (logparse.c).
+ */
+#ifndef MODSECT_SYMBOLIZE_H
+#define MODSECT_SYMBOLIZE_H
+
+#include "module/module.h"
+
+/* ---- addresses to symbols and lines (symbolize.c) ---- */
+
+#define MS_MAX_FRAMES 32
+#define MS_SYM_RETURN 0x1 /* a return address: look up addr - 1 */
+
+struct ms_frame {
+	const char *func;
+	const char *file; /* NULL if unknown */
+	int line, col;
+};
+
+struct ms_symres {
+	uint64_t addr;
+	const char *module; /* NULL: in no module */
+	bool core; /* symbol is the core kernel's (kallsyms) */
+	const char *section; /* NULL if in no loaded section */
+	uint64_t section_offset;
+	const char *symbol; /* NULL if none */
+	/* symbol_size as kallsyms counts it: st_size, or to the next symbol */
+	uint64_t symbol_offset, symbol_size;
+	/*
+	 * In the padding after the symbol (alignment after a function): it
+	 * is named as the kernel would, symbol_size counted to the next
+	 * symbol of the section (or its end), and symbol_elf_size is where
+	 * the symbol itself ends.
+	 */
+	bool past_end;
+	uint64_t symbol_elf_size;
+	struct ms_frame frames[MS_MAX_FRAMES]; /* innermost first; nframes set */
+	size_t nframes;
+};
+
+struct ms_symbolizer;
+
+int ms_symbolizer_new(struct ms_symbolizer **ret, struct ms_err *err);
+/*
+ * Adds a module, at any time; the layout (and its debug info) must
+ * outlive s. Modules whose ranges overlap are refused.
+ */
+int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
+		      struct ms_err *err);
+bool ms_symbolizer_has(const struct ms_symbolizer *s, const char *module);
+/*
+ * Core kernel symbols (the map's, which must outlive s) for addresses in
+ * no module: symbol+offset only, with the size counted to the next symbol
+ * as the kernel does.
+ */
+void ms_symbolizer_set_core(struct ms_symbolizer *s, const struct ms_map *map);
+void ms_symbolizer_free(struct ms_symbolizer *s);
+/*
+ * Index files (one per build-id, under dir) for the modules added after:
+ * a module with one is answered from it and its DWARF is never read; one
+ * without gets one (made and written) the first time it is used, with
+ * answers the same.
+ */
+void ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir);
+/*
+ * 0 if every index made was written, else the first failure to make or
+ * write one (once: the next call says 0).
+ */
+int ms_symbolizer_index_error(struct ms_symbolizer *s, struct ms_err *err);
+/* -ENOENT if addr is in no module; strings live as long as s. */
+int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
+		 struct ms_symres *res);
+
+/* Name to runtime address, for "func+0x1a/0x60 [mod]"; -ENOENT if none. */
+int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
+			 const char *name, uint64_t *addr_ret);
+
+/* ---- frames in kernel log text (logparse.c) ---- */
+
+enum ms_logframe_kind {
+	MS_LOGFRAME_SYMBOL, /* func+0x1a/0x60 [mod], maybe after its [<addr>] */
+	MS_LOGFRAME_ADDRESS, /* [<ffffffffc0a14000>], [<c1234567>], 0x... */
+};
+
+struct ms_logframe {
+	enum ms_logframe_kind kind;
+	size_t start, end; /* the frame's bytes in the line */
+	char symbol[256];
+	char module[64]; /* "" for the core kernel */
+	/*
+	 * The module's GNU build-id as CONFIG_STACKTRACE_BUILD_ID prints it
+	 * after the name ("[mod 0123...]"), lower-case hex; "" if none.
+	 */
+	char build_id[41];
+	uint64_t offset;
+	bool has_address; /* address was printed (always for ADDRESS) */
+	uint64_t address; /* as printed: 32-bit ones are not extended */
+	bool exact; /* where execution was (RIP, pc, WARNING at), not a return */
+	bool regs_pc; /* a register dump's program counter (RIP:, EIP:, pc :) */
+	/*
+	 * A WARNING's "at": exact unless the architecture warns through
+	 * warn_slowpath_fmt (32-bit ARM), which prints a return address.
+	 */
+	bool warning;
+};
+
+/*
+ * Finds the first frame at or after byte from; 1 if found, 0 if none. A
+ * raw address and the symbol printed after it are one frame.
+ */
+int ms_log_frame(const char *line, size_t from, struct ms_logframe *f);
+/* arm64's "Call trace:" header, whose first entry is the regs' pc. */
+bool ms_log_trace_start(const char *line);
+/* The architecture (uname -m) a line of a report shows, or NULL. */
+const char *ms_log_machine(const char *line);
+/*
+ * An address from an arm64 report without its pointer authentication
+ * code; addr itself if it has none. For arm64 only (see logparse.c).
+ */
+uint64_t ms_arm64_strip_pac(uint64_t addr);
+/* Whether a map's machine (uname -m) is arm64's. */
+bool ms_machine_arm64(const char *machine);
+
+#endif

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Memory sources: reading a target's kernel memory.
+ *
+ * A memory source (struct ms_mem) reads kernel virtual addresses: over
+ * the GDB remote serial protocol (gdbremote.c), from a vmcore through
+ * libkdumpfile (vmcore.c), or from a memory image file for tests and
+ * fuzzing (memimg.c). The kernel's symbols and types come from a kernel
+ * image (kimage.c: vmlinuz or vmlinux) or from memory itself; kallsyms
+ * tables are found and decoded by ksymtab.c; kmem.c walks the module
+ * list with BTF and gives an ordinary struct ms_map, so nothing
+ * downstream knows the map came from memory.
+ *
+ * Memory is hostile: every read is bounded and checked, every list walk
+ * bounded and cycle-checked, every count sanity-checked.
+ */
+#ifndef MODSECT_TARGET_H
+#define MODSECT_TARGET_H
+
+#include "base/base.h"
+
+/* ---- memory sources (mem.c, gdbremote.c, vmcore.c, memimg.c) ---- */
+
+struct ms_mem;
+
+struct ms_mem_ops {
+	/*
+	 * Reads len bytes at kernel virtual address addr, all or nothing.
+	 * On failure the message says what failed (stub error, unmapped,
+	 * timeout); ms_mem_read puts what was being read in front of it.
+	 */
+	int (*read)(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
+		    struct ms_err *err);
+	/* Optional (NULL): the whole VMCOREINFO text, NUL-terminated. */
+	const char *(*vmcoreinfo)(struct ms_mem *m);
+	/*
+	 * Optional: a program counter of a stopped CPU (gdb remote: the
+	 * stop reply / 'g'), a hint for finding the kernel; -ENOTSUP.
+	 */
+	int (*pc)(struct ms_mem *m, uint64_t *pc_ret, struct ms_err *err);
+	void (*close)(struct ms_mem *m);
+};
+
+struct ms_mem {
+	const struct ms_mem_ops *ops;
+	void *priv;
+	char *origin; /* "remote 127.0.0.1:1234", "vmcore FILE": for messages */
+	/* ELF machine and class of the target if the source knows, else 0 */
+	int elf_machine, elf_class;
+	/* Counters for bench/: requests sent (round trips) and bytes read. */
+	uint64_t nrequests, nbytes;
+	struct ms_mem_cache *cache; /* small reads, see mem.c */
+};
+
+/* Allocates a source with its ops; origin is copied. */
+int ms_mem_new(const struct ms_mem_ops *ops, void *priv, const char *origin,
+	       struct ms_mem **ret, struct ms_err *err);
+/*
+ * Forgets cached memory: call it when the target may have run since the
+ * last read (the cache assumes a stopped target or a dump).
+ */
+void ms_mem_invalidate(struct ms_mem *m);
+/* Closes the source (ops->close) and frees it; NULL is a no-op. */
+void ms_mem_free(struct ms_mem *m);
+/*
+ * Reads len bytes at addr; on failure the message is
+ * "reading WHAT at 0xADDR (LEN bytes) from ORIGIN: why".
+ */
+int ms_mem_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
+		const char *what, struct ms_err *err);
+/* A NUL-terminated string of at most max bytes (with the NUL) at addr. */
+int ms_mem_read_string(struct ms_mem *m, uint64_t addr, size_t max,
+		       const char *what, char **ret, struct ms_err *err);
+/*
+ * Value of KEY=value in VMCOREINFO text (a copy, caller frees), or NULL
+ * with errno ENOENT if the source has no VMCOREINFO or no such key.
+ */
+char *ms_mem_vmcoreinfo_get(struct ms_mem *m, const char *key);
+
+/*
+ * GDB remote serial protocol (gdbremote.c). spec is HOST:PORT (":1234"
+ * means 127.0.0.1:1234), [IPv6]:PORT, a path to a tty (baud applies,
+ * 0 for 115200), or fd:N, a connected stream socket that becomes the
+ * source's (closed with it). timeout_ms bounds each request (0: 5000).
+ */
+struct ms_remote_opts {
+	unsigned int baud;
+	unsigned int timeout_ms;
+};
+int ms_remote_open(const char *spec, const struct ms_remote_opts *o,
+		   struct ms_mem **ret, struct ms_err *err);
+
+/* A vmcore: ELF or compressed kdump, through libkdumpfile (vmcore.c). */
+int ms_vmcore_open(const char *path, struct ms_mem **ret, struct ms_err *err);
+
+/*
+ * A memory image for tests and fuzzing (memimg.c). Text format, one
+ * block a line: "ADDR HEXBYTES" (ADDR hex without 0x), '#' comments;
+ * "vmcoreinfo KEY=VALUE" lines form the VMCOREINFO text; "pc ADDR" gives
+ * the pc. Anything else, overlapping blocks or odd hex is an error.
+ */
+int ms_memimg_parse(const char *text, size_t len, const char *origin,
+		    struct ms_mem **ret, struct ms_err *err);
+int ms_memimg_open(const char *path, struct ms_mem **ret, struct ms_err *err);
+
+#endif
