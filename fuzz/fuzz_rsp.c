@@ -49,12 +49,12 @@ static void decode(const char *raw, size_t n, char *out)
 	rsp_parse_arch(out, len, &a);
 	if (a.elf_machine && (a.pc_size != 4 && a.pc_size != 8))
 		abort();
-	(void)rsp_hex_decode(out,
+	(void)ms_hex_decode(out,
 			     len < 2 * sizeof(bytes) ? len & ~(size_t)1 :
 						       2 * sizeof(bytes),
 			     bytes);
 	(void)rsp_hex_le(out, len < 16 ? len : 16, &v);
-	(void)rsp_parse_hex_u64(out, len < 16 ? len : 16, &v);
+	(void)ms_hex_u64(out, len < 16 ? len : 16, &v);
 	if (rsp_unescape(out, len, &unescaped) == 0 && unescaped > len)
 		abort();
 }

@@ -67,6 +67,19 @@ const char *ms_esc(const char *s, char *buf, size_t size);
 int ms_err_prefix(struct ms_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* ---- hexadecimal (hex.c) ---- */
+
+/* A hex digit's value (either case), or -1. */
+int ms_hexval(int c);
+/* n hex digits (n even) to n / 2 bytes; -EBADMSG for anything else. */
+int ms_hex_decode(const char *hex, size_t n, uint8_t *out);
+/* 1 to 16 hex digits, no prefix, to a value; -EBADMSG for anything else. */
+int ms_hex_u64(const char *s, size_t n, uint64_t *ret);
+/* n bytes as lower-case hex into out (2 * n + 1 bytes); returns out. */
+char *ms_hex_encode(const void *buf, size_t n, char *out);
+/* The same in a new string (a build-id as the kernel prints it); NULL. */
+char *ms_hex_dup(const void *buf, size_t n);
+
 /* ---- helpers (util.c) ---- */
 
 /*
@@ -79,6 +92,15 @@ size_t ms_upper_bound(const void *base, size_t n, size_t size, size_t key_off,
 #define MS_UPPER_BOUND(arr, n, field, key)                               \
 	ms_upper_bound((arr), (n), sizeof(*(arr)),                       \
 		       offsetof(__typeof__(*(arr)), field), (key))
+/*
+ * Room for element n (the next) of an array at *(void **)arrp whose
+ * count is the only size kept: it grows to min elements at n 0, then
+ * doubles whenever n reaches a power of two. 0, or -ENOMEM with the
+ * array unchanged.
+ */
+int ms_grow(void *arrp, size_t n, size_t size, size_t min);
+/* The same for an array that keeps its capacity in *cap. */
+int ms_reserve(void *arrp, size_t *cap, size_t n, size_t size, size_t min);
 /* qsort's order of uint64_t values. */
 int ms_cmp_u64(const void *a, const void *b);
 /*

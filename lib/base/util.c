@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Small helpers shared by the units. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,4 +116,44 @@ bool ms_sorted(const void *base, size_t n, size_t size,
 		if (cmp(p + (i - 1) * size, p + i * size) > 0)
 			return false;
 	return true;
+}
+
+static int resize(void *arrp, size_t want, size_t size)
+{
+	void **arr = arrp;
+	void *p;
+
+	if (want > SIZE_MAX / size)
+		return -ENOMEM;
+	p = realloc(*arr, want * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
+int ms_grow(void *arrp, size_t n, size_t size, size_t min)
+{
+	if (n == 0)
+		return resize(arrp, min, size);
+	if (n < min || (n & (n - 1)))
+		return 0;
+	return n > SIZE_MAX / 2 ? -ENOMEM : resize(arrp, 2 * n, size);
+}
+
+int ms_reserve(void *arrp, size_t *cap, size_t n, size_t size, size_t min)
+{
+	size_t want;
+	int r;
+
+	if (n < *cap)
+		return 0;
+	want = *cap ? *cap : min;
+	while (want <= n)
+		if ((want *= 2) == 0)
+			return -ENOMEM;
+	r = resize(arrp, want, size);
+	if (!r)
+		*cap = want;
+	return r;
 }

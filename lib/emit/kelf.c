@@ -403,13 +403,8 @@ static char *elf_build_id(Elf *elf)
 			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
 			    nh.n_descsz > 0 && nh.n_descsz <= 64) {
-				char *hex = malloc(2 * nh.n_descsz + 1);
-
-				for (size_t i = 0; hex && i < nh.n_descsz; i++)
-					sprintf(hex + 2 * i, "%02x",
-						((unsigned char *)d
-							 ->d_buf)[desc_off + i]);
-				return hex;
+				return ms_hex_dup((char *)d->d_buf + desc_off,
+						  nh.n_descsz);
 			}
 			off = next;
 		}

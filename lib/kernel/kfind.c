@@ -171,15 +171,6 @@ static int offset_from_banner(struct kern *k, struct ms_err *err)
 			  ms_kimage_banner(k->img));
 }
 
-static char *hex(const unsigned char *p, size_t n)
-{
-	char *s = malloc(2 * n + 1);
-
-	for (size_t i = 0; s && i < n; i++)
-		sprintf(s + 2 * i, "%02x", p[i]);
-	return s;
-}
-
 /* The image's build-id note, read where it sits in memory. */
 static int check_build_id(struct kern *k, bool force, struct ms_err *err)
 {
@@ -192,7 +183,7 @@ static int check_build_id(struct kern *k, bool force, struct ms_err *err)
 	if (want && n <= sizeof(buf) &&
 	    read_ok(k, ms_kimage_build_id_addr(k->img) + (uint64_t)k->offset,
 		    buf, n))
-		k->build_id = hex(buf, n);
+		k->build_id = ms_hex_dup(buf, n);
 	/* VMCOREINFO's BUILD-ID (0935288c6e00, 5.9) is the kernel's word. */
 	if (vmci && (!k->build_id || strcmp(vmci, k->build_id))) {
 		free(k->build_id);

@@ -92,9 +92,7 @@ bool kimage_note_build_id(struct ms_kimage *k, const uint8_t *p, size_t len,
 			return false;
 		if (type == 3 /* NT_GNU_BUILD_ID */ && nsz == 4 &&
 		    !memcmp(p + name, "GNU", 4) && dsz > 0 && dsz <= 64) {
-			for (uint32_t i = 0; i < dsz; i++)
-				snprintf(k->build_id + 2 * (size_t)i, 3, "%02x",
-					 p[desc + i]);
+			ms_hex_encode(p + desc, dsz, k->build_id);
 			k->build_id_addr = addr + desc;
 			return true;
 		}

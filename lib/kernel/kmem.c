@@ -69,31 +69,6 @@ static int read_name(const struct kern *k, uint64_t addr, const char *what,
 }
 
 /*
- * Arrays grow by doubling, at powers of two of their count (the count
- * is the only size a struct ms_module keeps).
- */
-static int grow(void **arr, size_t n, size_t size)
-{
-	void *p;
-
-	if (n & (n - 1))
-		return 0;
-	p = realloc(*arr, (n ? 2 * n : 16) * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	return 0;
-}
-
-static int add_section(struct ms_module *m, char *name, uint64_t addr)
-{
-	if (grow((void **)&m->sections, m->nsections, sizeof(*m->sections)))
-		return -ENOMEM;
-	m->sections[m->nsections++] = (struct ms_section){ name, addr };
-	return 0;
-}
-
-/*
  * 6.14+: no nsections; grp.bin_attrs is the NULL-terminated array of
  * pointers to attrs[] that sysfs_create_group() uses.
  */
@@ -150,8 +125,12 @@ static int read_sections(const struct kern *k, const struct klayout *l,
 		char *name;
 
 		r = read_name(k, np, "section name", &name, err);
-		if (!r && add_section(m, name, kget_field(k, a, &l->sa_address)))
-			free(name), r = ms_err_errno(err, ENOMEM, "sections");
+		if (r)
+			break;
+		if (ms_module_add_section(m, name,
+					  kget_field(k, a, &l->sa_address)))
+			r = ms_err_errno(err, ENOMEM, "sections");
+		free(name);
 	}
 	free(hdr);
 	free(attrs);
@@ -202,14 +181,6 @@ static int read_build_id(const struct kern *k, const struct klayout *l,
 	free(hdr);
 	free(attrs);
 	return r;
-}
-
-static int add_ksym(struct ms_module *m, char *name, uint64_t addr, char type)
-{
-	if (grow((void **)&m->ksyms, m->nksyms, sizeof(*m->ksyms)))
-		return -ENOMEM;
-	m->ksyms[m->nksyms++] = (struct ms_ksym){ name, addr, type };
-	return 0;
 }
 
 /* An exported symbol: the address its __ksymtab entry gives, and name. */
@@ -453,10 +424,10 @@ static int read_ksyms(const struct kern *k, const struct klayout *l,
 				       "symbol %s in %s has type 0x%02x, which is no symbol type (corrupted memory?)",
 				       MS_ESC(name), k->origin,
 				       (unsigned char)t.types[i]);
-		else if (add_ksym(m, name, v, set_case(t.types[i], up)))
+		else if (ms_module_add_ksym(m, name, v,
+					    set_case(t.types[i], up)))
 			r = ms_err_errno(err, ENOMEM, "module symbols");
-		if (r)
-			free(name);
+		free(name);
 	}
 	kexp_free(exp, nexp);
 	symtab_clear(&t);
@@ -524,7 +495,7 @@ static int read_module(const struct kern *k, const struct klayout *l,
 
 static int add_module(struct ms_map *map, struct ms_module *m)
 {
-	if (grow((void **)&map->modules, map->nmodules, sizeof(*map->modules)))
+	if (ms_grow(&map->modules, map->nmodules, sizeof(*map->modules), 16))
 		return -ENOMEM;
 	map->modules[map->nmodules++] = *m;
 	return 0;

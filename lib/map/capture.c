@@ -168,15 +168,9 @@ static struct ms_module *get_module(struct parser *p, const char *name)
 	slot = find_slot(p, name);
 	if (p->slots[slot])
 		return &map->modules[p->slots[slot] - 1];
-	if (map->nmodules == p->cap) {
-		size_t ncap = p->cap ? 2 * p->cap : 64;
-		struct ms_module *n = realloc(map->modules, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		map->modules = n;
-		p->cap = ncap;
-	}
+	if (ms_reserve(&map->modules, &p->cap, map->nmodules,
+		       sizeof(*map->modules), 64))
+		return NULL;
 	m = &map->modules[map->nmodules];
 	memset(m, 0, sizeof(*m));
 	if (!(m->name = strdup(name)))
@@ -192,7 +186,6 @@ static int add_section(struct parser *p, const char *mod, char *sec,
 		       const char *addr_s, bool need_0x)
 {
 	struct ms_module *m = get_module(p, mod);
-	struct ms_section *n;
 	uint64_t addr;
 
 	if (!m)
@@ -201,46 +194,25 @@ static int add_section(struct parser *p, const char *mod, char *sec,
 		return perr(p, "bad section name \"%.64s\"", sec);
 	if (parse_hex(addr_s, need_0x, &addr) < 0)
 		return perr(p, "bad address \"%.40s\"", addr_s);
-	if ((m->nsections & (m->nsections - 1)) == 0) {
-		n = realloc(m->sections,
-			    (m->nsections ? 2 * m->nsections : 16) *
-				    sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		m->sections = n;
-	}
-	if (!(m->sections[m->nsections].name = strdup(sec)))
-		return -ENOMEM;
-	m->sections[m->nsections++].addr = addr;
-	return 0;
+	return ms_module_add_section(m, sec, addr);
 }
 
 static int add_ksym(struct parser *p, const char *mod, const char *addr_s,
 		    const char *type, const char *name)
 {
 	struct ms_module *m = get_module(p, mod);
-	struct ms_ksym *n;
 	uint64_t addr;
 
 	if (!m)
 		return p->err->code ? -p->err->code : -ENOMEM;
 	if (parse_hex(addr_s, false, &addr) < 0 || strlen(type) != 1)
 		return perr(p, "bad kallsyms line for %s", mod);
-	if ((m->nksyms & (m->nksyms - 1)) == 0) {
-		n = realloc(m->ksyms,
-			    (m->nksyms ? 2 * m->nksyms : 16) * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		m->ksyms = n;
-	}
-	if (!(m->ksyms[m->nksyms].name = strdup(name)))
+	if (ms_module_add_ksym(m, name, addr, type[0]))
 		return -ENOMEM;
-	if (unescape(m->ksyms[m->nksyms].name) < 0) {
-		free(m->ksyms[m->nksyms].name);
+	if (unescape(m->ksyms[m->nksyms - 1].name) < 0) {
+		free(m->ksyms[--m->nksyms].name);
 		return perr(p, "bad symbol name \"%.64s\"", name);
 	}
-	m->ksyms[m->nksyms].addr = addr;
-	m->ksyms[m->nksyms++].type = type[0];
 	return 0;
 }
 

@@ -115,14 +115,8 @@ static int cmp_section_name(const void *a, const void *b)
 int ms_map_add_core(struct ms_map *map, const char *name, uint64_t addr,
 		    char type)
 {
-	if ((map->ncore & (map->ncore - 1)) == 0) {
-		size_t ncap = map->ncore ? 2 * map->ncore : 1024;
-		struct ms_ksym *n = realloc(map->core, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		map->core = n;
-	}
+	if (ms_grow(&map->core, map->ncore, sizeof(*map->core), 1024))
+		return -ENOMEM;
 	if (!(map->core[map->ncore].name = strdup(name)))
 		return -ENOMEM;
 	map->core[map->ncore].addr = addr;
@@ -219,15 +213,34 @@ char *ms_notes_build_id(const void *notes, size_t n)
 			break;
 		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 &&
 		    memcmp(buf + name_off, "GNU", 4) == 0 && h.n_descsz > 0) {
-			char *hex = malloc(2 * h.n_descsz + 1);
-
-			if (!hex)
-				return NULL;
-			for (size_t i = 0; i < h.n_descsz; i++)
-				sprintf(hex + 2 * i, "%02x", buf[desc_off + i]);
-			return hex;
+			return ms_hex_dup(buf + desc_off, h.n_descsz);
 		}
 		off = next;
 	}
 	return NULL;
+}
+
+int ms_module_add_section(struct ms_module *m, const char *name,
+			  uint64_t addr)
+{
+	char *s;
+
+	if (ms_grow(&m->sections, m->nsections, sizeof(*m->sections), 16) ||
+	    !(s = strdup(name)))
+		return -ENOMEM;
+	m->sections[m->nsections++] = (struct ms_section){ s, addr };
+	return 0;
+}
+
+int ms_module_add_ksym(struct ms_module *m, const char *name, uint64_t addr,
+		       char type)
+{
+	char *s;
+
+	if (ms_grow(&m->ksyms, m->nksyms, sizeof(*m->ksyms), 16) ||
+	    !(s = strdup(name)))
+		return -ENOMEM;
+	m->ksyms[m->nksyms++] = (struct ms_ksym){ .name = s, .addr = addr,
+						  .type = type };
+	return 0;
 }

@@ -70,6 +70,14 @@ int ms_map_finish(struct ms_map *map, struct ms_err *err);
 int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
 		     unsigned int flags, struct ms_map **ret,
 		     struct ms_err *err);
+/*
+ * Adds a section or a kallsyms line (name copied) to a module a source is
+ * building, before ms_map_finish: 0 or -ENOMEM.
+ */
+int ms_module_add_section(struct ms_module *m, const char *name,
+			  uint64_t addr);
+int ms_module_add_ksym(struct ms_module *m, const char *name, uint64_t addr,
+		       char type);
 /* Adds a core kernel symbol (before ms_map_finish). */
 int ms_map_add_core(struct ms_map *map, const char *name, uint64_t addr,
 		    char type);

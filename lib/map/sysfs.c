@@ -300,38 +300,6 @@ static void read_kernel(const char *root, struct ms_map *map)
 	}
 }
 
-static int add_ksym(struct ms_module *m, const char *name, uint64_t addr,
-		    char type)
-{
-	struct ms_ksym *n;
-
-	if ((m->nksyms & (m->nksyms - 1)) == 0) {
-		n = realloc(m->ksyms,
-			    (m->nksyms ? 2 * m->nksyms : 16) * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		m->ksyms = n;
-	}
-	m->ksyms[m->nksyms].name = strdup(name);
-	if (!m->ksyms[m->nksyms].name)
-		return -ENOMEM;
-	m->ksyms[m->nksyms].addr = addr;
-	m->ksyms[m->nksyms].type = type;
-	m->nksyms++;
-	return 0;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * A line in the kernel's own shape, "ffffffffc0a14000 t name\t[mod]\n"
  * (s_show() in kernel/kallsyms.c), split in place: the fields and count
@@ -347,8 +315,8 @@ static int parse_ksym(char *line, uint64_t *addr, char *type, char **name,
 	uint64_t v = 0;
 	size_t len;
 
-	for (; hexval(*p) >= 0 && p - line <= 16; p++)
-		v = v << 4 | (uint64_t)hexval(*p);
+	for (; ms_hexval(*p) >= 0 && p - line <= 16; p++)
+		v = v << 4 | (uint64_t)ms_hexval(*p);
 	if (p == line || p - line > 16 || p[0] != ' ' || p[1] <= ' ' ||
 	    p[1] > '~' || p[2] != ' ')
 		return -1;
@@ -408,7 +376,7 @@ static int kallsyms_pass(const char *root, struct ms_map *map, bool core,
 			if (core && ms_map_add_core(map, name, addr, type) < 0)
 				r = -ENOMEM;
 		} else if ((m = ms_map_find(map, mod))) {
-			r = add_ksym(&into[m - map->modules], name, addr, type);
+			r = ms_module_add_ksym(&into[m - map->modules], name, addr, type);
 		}
 		if (r)
 			break;
@@ -568,12 +536,11 @@ static int read_kallsyms(const char *root, int sysmod, struct ms_map *map,
 
 static int add_vanished(struct ms_map *map, const char *name)
 {
-	char **n = realloc(map->vanished,
-			   (map->nvanished + 1) * sizeof(*map->vanished));
+	char **n;
 
-	if (!n)
+	if (ms_grow(&map->vanished, map->nvanished, sizeof(*n), 4))
 		return -ENOMEM;
-	map->vanished = n;
+	n = map->vanished;
 	if (!(n[map->nvanished] = strdup(name)))
 		return -ENOMEM;
 	map->nvanished++;

@@ -57,12 +57,8 @@ static int read_build_id(struct ms_modfile *f, Elf_Scn *scn)
 				(const unsigned char *)d->d_buf + desc_off;
 
 			free(f->build_id);
-			f->build_id = malloc(2 * nh.n_descsz + 1);
-			if (!f->build_id)
-				return -ENOMEM;
-			for (size_t i = 0; i < nh.n_descsz; i++)
-				sprintf(f->build_id + 2 * i, "%02x", b[i]);
-			return 0;
+			f->build_id = ms_hex_dup(b, nh.n_descsz);
+			return f->build_id ? 0 : -ENOMEM;
 		}
 		off = next;
 	}

@@ -392,7 +392,7 @@ static int read_chunk(struct remote *s, uint64_t addr, uint8_t *out, size_t n,
 			err, EBADMSG,
 			"malformed reply from %s to %s: %zu hex digits for %zu bytes",
 			s->origin, req, rep.len, n);
-	if (rsp_hex_decode(rep.data, rep.len, out))
+	if (ms_hex_decode(rep.data, rep.len, out))
 		return ms_err_set(err, EBADMSG,
 				  "malformed reply from %s to %s: not hex",
 				  s->origin, req);

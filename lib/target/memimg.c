@@ -99,32 +99,10 @@ static const struct ms_mem_ops memimg_ops = {
 	.close = memimg_close,
 };
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
+/* Hex without prefix; -EINVAL, as this format's other errors. */
 static int parse_u64(const char *s, size_t n, uint64_t *ret)
 {
-	uint64_t v = 0;
-
-	if (n == 0 || n > 16)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		int h = hexval((unsigned char)s[i]);
-
-		if (h < 0)
-			return -EINVAL;
-		v = v << 4 | (uint64_t)h;
-	}
-	*ret = v;
-	return 0;
+	return ms_hex_u64(s, n, ret) ? -EINVAL : 0;
 }
 
 static int cmp_block(const void *a, const void *b)
@@ -147,15 +125,9 @@ static int add_block(struct memimg *im, uint64_t addr, const char *hex,
 	bytes = malloc(n / 2);
 	if (!bytes)
 		return -ENOMEM;
-	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hexval((unsigned char)hex[2 * i]);
-		int lo = hexval((unsigned char)hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			free(bytes);
-			return -EINVAL;
-		}
-		bytes[i] = (unsigned char)(hi << 4 | lo);
+	if (ms_hex_decode(hex, n, bytes)) {
+		free(bytes);
+		return -EINVAL;
 	}
 	nb = realloc(im->blocks, (im->nblocks + 1) * sizeof(*nb));
 	if (!nb) {

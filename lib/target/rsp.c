@@ -38,55 +38,12 @@ size_t rsp_frame(const char *payload, size_t n, char *out)
 	return n + 4;
 }
 
-int rsp_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int rsp_hex_decode(const char *hex, size_t n, uint8_t *out)
-{
-	if (n % 2)
-		return -EBADMSG;
-	for (size_t i = 0; i < n; i += 2) {
-		int hi = rsp_hexval((unsigned char)hex[i]);
-		int lo = rsp_hexval((unsigned char)hex[i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EBADMSG;
-		out[i / 2] = (uint8_t)(hi << 4 | lo);
-	}
-	return 0;
-}
-
-int rsp_parse_hex_u64(const char *s, size_t n, uint64_t *ret)
-{
-	uint64_t v = 0;
-
-	if (n == 0 || n > 16)
-		return -EBADMSG;
-	for (size_t i = 0; i < n; i++) {
-		int h = rsp_hexval((unsigned char)s[i]);
-
-		if (h < 0)
-			return -EBADMSG;
-		v = v << 4 | (uint64_t)h;
-	}
-	*ret = v;
-	return 0;
-}
-
 int rsp_hex_le(const char *hex, size_t n, uint64_t *ret)
 {
 	uint8_t b[8];
 	uint64_t v = 0;
 
-	if (n == 0 || n % 2 || n > 16 || rsp_hex_decode(hex, n, b))
+	if (n == 0 || n % 2 || n > 16 || ms_hex_decode(hex, n, b))
 		return -EBADMSG;
 	for (size_t i = n / 2; i-- > 0;)
 		v = v << 8 | b[i];
@@ -154,14 +111,14 @@ enum rsp_rx_event rsp_rx_feed(struct rsp_rx *rx, const void *in, size_t n,
 		}
 		case RX_SUM1:
 			i++;
-			h = rsp_hexval(c);
+			h = ms_hexval(c);
 			rx->want = (uint8_t)(h < 0 ? 0 : h << 4);
 			rx->bad_digit = h < 0;
 			rx->state = RX_SUM2;
 			break;
 		default: /* RX_SUM2 */
 			i++;
-			h = rsp_hexval(c);
+			h = ms_hexval(c);
 			rx->state = RX_IDLE;
 			*used = i;
 			if (rx->bad_digit || h < 0 ||
@@ -228,8 +185,8 @@ static bool hex2(const char *p, size_t n, int *v)
 
 	if (n < 2)
 		return false;
-	hi = rsp_hexval((unsigned char)p[0]);
-	lo = rsp_hexval((unsigned char)p[1]);
+	hi = ms_hexval((unsigned char)p[0]);
+	lo = ms_hexval((unsigned char)p[1]);
 	if (hi < 0 || lo < 0)
 		return false;
 	*v = hi << 4 | lo;
@@ -239,7 +196,7 @@ static bool hex2(const char *p, size_t n, int *v)
 static bool all_hex(const char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (rsp_hexval((unsigned char)p[i]) < 0)
+		if (ms_hexval((unsigned char)p[i]) < 0)
 			return false;
 	return true;
 }
@@ -324,7 +281,7 @@ void rsp_parse_supported(const char *p, size_t n, struct rsp_features *f)
 		uint64_t v;
 
 		if (k > 11 && !memcmp(it, "PacketSize=", 11)) {
-			if (!rsp_parse_hex_u64(it + 11, k - 11, &v) &&
+			if (!ms_hex_u64(it + 11, k - 11, &v) &&
 			    v >= RSP_MIN_PACKET)
 				f->packet_size = v > RSP_MAX_PACKET ?
 							 RSP_MAX_PACKET :
@@ -388,7 +345,7 @@ int rsp_stop_reg(const char *fields, size_t n, unsigned int regno,
 		if (!colon)
 			continue;
 		/* "thread:", "watch:"... have non-hex names and are skipped */
-		if (rsp_parse_hex_u64(f, (size_t)(colon - f), &r) || r != regno)
+		if (ms_hex_u64(f, (size_t)(colon - f), &r) || r != regno)
 			continue;
 		return rsp_hex_le(colon + 1, k - (size_t)(colon - f) - 1, ret);
 	}
@@ -411,7 +368,7 @@ int rsp_stop_pid(const char *fields, size_t n, uint64_t *ret)
 			continue;
 		dot = memchr(f + klen, '.', k - klen);
 		k = dot ? (size_t)(dot - f) : k;
-		return rsp_parse_hex_u64(f + klen, k - klen, ret);
+		return ms_hex_u64(f + klen, k - klen, ret);
 	}
 	return -ENOENT;
 }

@@ -40,11 +40,8 @@ uint8_t rsp_checksum(const void *p, size_t n);
  */
 size_t rsp_frame(const char *payload, size_t n, char *out);
 
-int rsp_hexval(int c); /* 0..15, or -1 */
 /* n hex digits (n even) into n / 2 bytes; -EBADMSG on a non-hex digit. */
-int rsp_hex_decode(const char *hex, size_t n, uint8_t *out);
 /* Up to 16 hex digits as a number, big endian (addresses, sizes). */
-int rsp_parse_hex_u64(const char *s, size_t n, uint64_t *ret);
 /* n hex digits (even, at most 16) as a little-endian value (registers). */
 int rsp_hex_le(const char *hex, size_t n, uint64_t *ret);
 
