@@ -22,6 +22,7 @@
 #include "map/map.h"
 #include "target/target.h"
 #include "kernel/kernel.h"
+#include "source/source.h"
 #include "module/module.h"
 #include "symbolize/symbolize.h"
 #include "emit/emit.h"

@@ -2,24 +2,15 @@
 /* modsect capture: the live map, written for another machine to read. */
 #include "cli.h"
 
-int do_capture(struct opts *o)
+int do_capture(struct run *run)
 {
-	struct ms_err err = { 0 };
-	struct ms_ctx *ctx = NULL;
-	struct ms_map *map = NULL;
 	struct ms_buf b = { 0 };
-	int r = setup_ctx(o, &ctx, &err);
+	int r = ms_buf_open(&b, &run->err);
 
 	if (!r)
-		r = load_map(ctx, o, NULL, &map, &err);
+		r = ms_capture_write(b.f, run->map, &run->err);
 	if (!r)
-		r = ms_buf_open(&b, &err);
-	if (!r)
-		r = ms_capture_write(b.f, map, &err);
-	if (!r)
-		r = write_buf(o, &b, &err);
+		r = write_buf(run->o, &b, &run->err);
 	ms_buf_free(&b);
-	ms_map_free(map);
-	ms_ctx_free(ctx);
-	return r ? report(&err, r) : EXIT_OK;
+	return r;
 }

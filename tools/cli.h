@@ -52,99 +52,85 @@ struct opts {
 	bool json, all, force, init, offline;
 	bool no_index; /* --no-index: symbolize from the DWARF, write no index */
 	bool kallsyms; /* --kallsyms: capture the core kernel's symbols */
-	bool core; /* the command needs core symbols (resolve, decode) */
 	bool kernel; /* --kernel: gdb/lldb load the core kernel's symbols too */
 	char **args; /* positional arguments */
 	int nargs;
 };
 
+/*
+ * What main sets up before a command runs (git's RUN_SETUP): the context
+ * always; then, as the command's table entry says, the map and a finder.
+ */
+enum {
+	RUN_MAP = 1 << 0, /* the map from --root, --capture, --remote, ... */
+	RUN_FINDER = 1 << 1, /* a finder of module files for the map */
+	RUN_CORE = 1 << 2, /* the map has the core kernel's symbols too */
+	RUN_ONE = 1 << 3, /* unless --all, the map of the first argument only */
+	RUN_ONE_ONLY = 1 << 4, /* with exactly one argument, its map only */
+};
+
+/* A command's run: what main set up for it, and its error. */
+struct run {
+	struct opts *o;
+	struct ms_ctx *ctx;
+	struct ms_map *map; /* RUN_MAP */
+	struct ms_finder *fi; /* RUN_FINDER */
+	struct ms_err err;
+	bool warned; /* run_finder_warn was called */
+};
+
 struct cmd {
 	const char *name;
-	int (*fn)(struct opts *o);
-	unsigned int opts;
+	/*
+	 * Returns the exit status, or a negative errno with run->err said,
+	 * which main reports.
+	 */
+	int (*fn)(struct run *run);
+	unsigned int opts; /* OPT_*: the options it takes */
+	unsigned int setup; /* RUN_* */
 	const char *args; /* positional synopsis */
 	const char *summary;
 	int min_args, max_args;
+	const char *writes; /* it writes this to -o FILE only ("an ELF file") */
 };
 
 extern const struct cmd commands[];
 
+/* Options (options.c). 0, -1 after --help, or EXIT_USAGE (said). */
+int parse_options(const struct cmd *c, int argc, char **argv, struct opts *o);
+void usage(FILE *out);
+int usage_error(const struct cmd *c, const char *fmt, const char *arg);
+
 /* Prints "modsect: message" for a library error; returns the exit status. */
 int report(const struct ms_err *err, int r);
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Says once that debuginfod could not be reached, if so. */
-void warn_debuginfod(const struct ms_finder *fi);
 
 /* Shared steps of the commands (common.c). */
-int setup_ctx(const struct opts *o, struct ms_ctx **ret, struct ms_err *err);
-int load_map(const struct ms_ctx *ctx, const struct opts *o,
-	     const char *only_module, struct ms_map **ret, struct ms_err *err);
+int run_setup(const struct cmd *c, struct run *run);
+void run_clear(struct run *run);
+/* Says once that debuginfod could not be reached, if so. */
+void run_finder_warn(struct run *run);
+/* The map the options name (decode reads its own, when it can). */
+int read_map(const struct ms_ctx *ctx, const struct opts *o,
+	     const char *only_module, bool core, struct ms_map **ret,
+	     struct ms_err *err);
 unsigned int layout_flags(const struct opts *o);
-/* Finds and opens the file for mod, or the explicit path if not NULL. */
-int open_modfile(const struct ms_ctx *ctx, struct ms_finder *fi,
-		 const struct ms_module *mod, const char *path,
-		 struct ms_modfile **ret, struct ms_err *err);
-
-/* A module with its file, layout and debug info, for the commands. */
-struct resolved {
-	struct ms_modfile *file;
-	struct ms_layout *layout;
-	struct ms_debuginfo *debug;
-};
-
-/* Opens, checks and finds debug info for one module; -ENOENT if no file. */
-int resolve(const struct ms_ctx *ctx, struct ms_finder *fi,
-	    const struct opts *o, const struct ms_map *map,
-	    const struct ms_module *mod, const char *path,
-	    struct resolved *ret, struct ms_err *err);
-void resolved_clear(struct resolved *r);
-
-/* Modules loaded into a symbolizer when first needed (symbols.c). */
-struct lazy {
-	const struct ms_ctx *ctx;
-	struct ms_finder *fi;
-	const struct opts *o;
-	const struct ms_map *map;
-	struct ms_symbolizer *sym;
-	struct resolved *res; /* per map module */
-	char *state; /* per map module: untried, loaded, missing */
-	struct start *starts; /* every section start, sorted */
-	size_t nstarts;
-	const char **names; /* per map module, as res and state are */
-	size_t nmods;
-};
-
-int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
-	      const struct opts *o, const struct ms_map *map,
-	      struct ms_err *err);
-void lazy_clear(struct lazy *z);
-/* Writes the index of each module used that had none (says once if not). */
-void lazy_index_warn(struct lazy *z);
-/* After modules were added to the map (which sorts and moves them). */
-int lazy_sync(struct lazy *z, struct ms_err *err);
-int lazy_by_name(struct lazy *z, const char *name, struct ms_err *err);
-int lazy_by_addr(struct lazy *z, uint64_t addr, struct ms_err *err);
+int write_buf(const struct opts *o, struct ms_buf *b, struct ms_err *err);
+/* gdb and lldb: one module or --all, written at once (emit.c). */
+int emit_modules(struct run *run, bool lldb);
 
 struct json_object;
 /* debug_file, debug_source, debug_verified, debug_skipped (sections.c). */
 void debug_json(struct json_object *o, const struct ms_debuginfo *d);
-/* gdb and lldb: emit one module or --all, written at once. */
-int emit_modules(struct opts *o,
-		 int (*emit)(FILE *, const struct ms_layout *, struct ms_err *),
-		 const char *comment_intro);
-int write_buf(const struct opts *o, struct ms_buf *b, struct ms_err *err);
 
-int do_gdb(struct opts *o);
-int do_lldb(struct opts *o);
-int do_sections(struct opts *o);
-int do_list(struct opts *o);
-int do_capture(struct opts *o);
-int do_debuginfo(struct opts *o);
-int do_resolve(struct opts *o);
-int do_decode(struct opts *o);
-int do_kallsyms(struct opts *o);
-/* The ELF of the map's core symbols, in memory (kallsyms.c). */
-int kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
-		       size_t *len_ret, struct ms_err *err);
+int do_gdb(struct run *run);
+int do_lldb(struct run *run);
+int do_sections(struct run *run);
+int do_list(struct run *run);
+int do_capture(struct run *run);
+int do_debuginfo(struct run *run);
+int do_resolve(struct run *run);
+int do_decode(struct run *run);
+int do_kallsyms(struct run *run);
 
 #endif

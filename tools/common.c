@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Steps shared by the subcommands: context, map, module file, output. */
+/* Steps shared by the subcommands: set-up, messages, output. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#ifndef MODSECT_STATIC
-#endif
 
 int report(const struct ms_err *err, int r)
 {
@@ -27,7 +25,27 @@ void warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int setup_ctx(const struct opts *o, struct ms_ctx **ret, struct ms_err *err)
+/* The static build (capture only) has no finder. */
+#ifdef MODSECT_STATIC
+#define ms_finder_debuginfod_error(fi) 0
+#define ms_finder_new(ctx, release, ret, err) 0
+#define ms_finder_free(fi) (void)(fi)
+#endif
+
+void run_finder_warn(struct run *run)
+{
+	int e = run->fi && !run->warned ?
+			ms_finder_debuginfod_error(run->fi) :
+			0;
+
+	run->warned = true;
+	if (e && e != -ENOENT)
+		warn("debuginfod failed (%s); check DEBUGINFOD_URLS, or use --offline",
+		     strerror(-e));
+}
+
+static int setup_ctx(const struct opts *o, struct ms_ctx **ret,
+		     struct ms_err *err)
 {
 	struct ms_ctx *ctx;
 	int r = ms_ctx_new(&ctx, err);
@@ -53,67 +71,69 @@ int setup_ctx(const struct opts *o, struct ms_ctx **ret, struct ms_err *err)
 	return 0;
 }
 
-#ifndef MODSECT_STATIC
-/* --remote, --vmcore: the map from the kernel's memory. */
-static int read_memory(const struct opts *o, const char *only_module,
-		       unsigned int flags, struct ms_map **ret,
-		       struct ms_err *err)
+int read_map(const struct ms_ctx *ctx, const struct opts *o,
+	     const char *only_module, bool core, struct ms_map **ret,
+	     struct ms_err *err)
 {
-	struct ms_remote_opts ro = { o->baud, o->timeout_ms };
-	struct ms_mem_src src = { 0 };
-	int r;
+	struct ms_source src = {
+		.capture = o->capture,
+		.remote = o->remote,
+		.vmcore = o->vmcore,
+		.baud = o->baud,
+		.timeout_ms = o->timeout_ms,
+		.kernel_image = o->kernel_image,
+		.module_at = o->module_at,
+		.force = o->force,
+		.mem_stats = getenv("MODSECT_MEM_STATS") != NULL,
+	};
+	int r = ms_source_read(ctx, &src, only_module, core ? MS_READ_CORE : 0,
+			       ret, err);
 
-	if (o->remote)
-		r = ms_remote_open(o->remote, &ro, &src.mem, err);
-	else
-		r = ms_vmcore_open(o->vmcore, &src.mem, err);
-	if (r)
-		return r;
-	src.kernel_image = o->kernel_image;
-	src.force = o->force;
-	src.module_at = o->module_at;
-	r = ms_map_read_memory(&src, only_module, flags, ret, err);
-	if (getenv("MODSECT_MEM_STATS"))
-		fprintf(stderr, "modsect: %s: %llu requests, %llu bytes\n",
-			src.mem->origin,
-			(unsigned long long)src.mem->nrequests,
-			(unsigned long long)src.mem->nbytes);
-	ms_mem_free(src.mem);
+	for (size_t i = 0; !r && i < (*ret)->nvanished; i++)
+		warn("module %s was unloaded while it was read; left out",
+		     (*ret)->vanished[i]);
 	return r;
 }
-#endif
 
-int load_map(const struct ms_ctx *ctx, const struct opts *o,
-	     const char *only_module, struct ms_map **ret, struct ms_err *err)
+/* The module the command's arguments name alone, as its entry says. */
+static const char *only_module(const struct cmd *c, const struct opts *o)
 {
-	unsigned int flags = o->kallsyms || o->core ? MS_READ_CORE : 0;
-	struct ms_map *map;
-	int r;
+	if (o->all || !o->nargs)
+		return NULL;
+	if (c->setup & RUN_ONE)
+		return o->args[0];
+	if ((c->setup & RUN_ONE_ONLY) && o->nargs == 1)
+		return o->args[0];
+	return NULL;
+}
 
-#ifndef MODSECT_STATIC
-	if (o->remote || o->vmcore)
-		r = read_memory(o, only_module, flags, &map, err);
-	else
-#endif
-	if (o->capture)
-		r = ms_map_read_capture(o->capture, &map, err);
-	else
-		r = ms_map_read_live(ctx, only_module, flags, &map, err);
-	if (r)
-		return r;
-	for (size_t i = 0; i < map->nvanished; i++)
-		warn("module %s was unloaded while it was read; left out",
-		     map->vanished[i]);
-	r = ms_map_check_visible(map, err);
-	if (!r && only_module && !ms_map_find(map, only_module))
-		r = ms_err_set(err, ENOENT, "module %s is not in %s",
-			       only_module, map->origin);
-	if (r) {
-		ms_map_free(map);
-		return r;
-	}
-	*ret = map;
-	return 0;
+int run_setup(const struct cmd *c, struct run *run)
+{
+	const struct opts *o = run->o;
+	bool core = (c->setup & RUN_CORE) || o->kallsyms || o->kernel ||
+		    o->vmlinux;
+	int r = setup_ctx(o, &run->ctx, &run->err);
+
+	if (!r && (c->setup & RUN_MAP))
+		r = read_map(run->ctx, o, only_module(c, o), core, &run->map,
+			     &run->err);
+	if (!r && (c->setup & RUN_FINDER))
+		r = ms_finder_new(run->ctx, run->map->release, &run->fi,
+				  &run->err);
+	return r;
+}
+
+void run_clear(struct run *run)
+{
+	ms_finder_free(run->fi);
+	ms_map_free(run->map);
+	ms_ctx_free(run->ctx);
+}
+
+unsigned int layout_flags(const struct opts *o)
+{
+	return (o->force ? MS_LAYOUT_FORCE : 0) |
+	       (o->init ? MS_LAYOUT_INIT : 0);
 }
 
 int write_buf(const struct opts *o, struct ms_buf *b, struct ms_err *err)

@@ -9,7 +9,7 @@
 
 struct row {
 	const struct ms_module *mod;
-	struct resolved res;
+	struct ms_resolved res;
 	bool found; /* debug info found */
 };
 
@@ -112,30 +112,22 @@ static int pick(const struct opts *o, const struct ms_map *map,
 	return 0;
 }
 
-int do_debuginfo(struct opts *o)
+int do_debuginfo(struct run *run)
 {
-	struct ms_err err = { 0 };
-	struct ms_ctx *ctx = NULL;
-	struct ms_finder *fi = NULL;
-	struct ms_map *map = NULL;
+	const struct opts *o = run->o;
+	const struct ms_map *map = run->map;
+	struct ms_err *err = &run->err;
 	struct ms_buf b = { 0 };
-	struct row *rows = NULL;
+	struct row *rows = calloc(map->nmodules + o->nargs + 1, sizeof(*rows));
 	size_t n = 0, missing = 0;
-	int r = setup_ctx(o, &ctx, &err);
+	int r = rows ? 0 : ms_err_errno(err, ENOMEM, "debuginfo");
 
 	if (!r)
-		r = load_map(ctx, o,
-			     o->all || o->nargs != 1 ? NULL : o->args[0], &map,
-			     &err);
-	if (!r)
-		r = ms_finder_new(ctx, map->release, &fi, &err);
-	if (!r && !(rows = calloc(map->nmodules + o->nargs + 1, sizeof(*rows))))
-		r = ms_err_errno(&err, ENOMEM, "debuginfo");
-	if (!r)
-		r = pick(o, map, rows, &n, &err);
+		r = pick(o, map, rows, &n, err);
 	for (size_t i = 0; !r && i < n; i++) {
-		r = resolve(ctx, fi, o, map, rows[i].mod, NULL, &rows[i].res,
-			    &err);
+		r = ms_module_resolve(run->fi, map, rows[i].mod, NULL,
+				      o->debug_file, layout_flags(o),
+				      &rows[i].res, err);
 		if (r == -ENOENT) /* neither module file nor debug info */
 			r = 0;
 		rows[i].found = !r && rows[i].res.debug &&
@@ -143,24 +135,21 @@ int do_debuginfo(struct opts *o)
 		missing += !rows[i].found;
 	}
 	if (!r)
-		r = ms_buf_open(&b, &err);
+		r = ms_buf_open(&b, err);
 	if (!r) {
 		if (o->json)
 			print_json(b.f, rows, n);
 		else
 			print_table(b.f, rows, n);
-		r = write_buf(o, &b, &err);
+		r = write_buf(o, &b, err);
 	}
 	for (size_t i = 0; rows && i < n; i++)
-		resolved_clear(&rows[i].res);
+		ms_resolved_clear(&rows[i].res);
 	free(rows);
 	ms_buf_free(&b);
-	warn_debuginfod(fi);
-	ms_finder_free(fi);
-	ms_map_free(map);
-	ms_ctx_free(ctx);
 	if (r)
-		return report(&err, r);
+		return r;
+	run_finder_warn(run);
 	if (missing)
 		warn("%zu of %zu modules have no debug info", missing, n);
 	return missing ? EXIT_NOTFOUND : EXIT_OK;

@@ -140,10 +140,10 @@ static bool at_entry(const struct ms_logframe *f)
  * and the module modsect has by that name is another build, the map's
  * build-id or, without one, the file's (place_missing said so once).
  */
-static int load_same_build(struct lazy *z, const struct ms_logframe *f,
-			   struct ms_err *err)
+static int load_same_build(struct ms_lazy *z, const struct ms_map *map,
+			   const struct ms_logframe *f, struct ms_err *err)
 {
-	const struct ms_module *m = ms_map_find(z->map, f->module);
+	const struct ms_module *m = ms_map_find(map, f->module);
 	const struct ms_modfile *file;
 	int rc;
 
@@ -151,12 +151,12 @@ static int load_same_build(struct lazy *z, const struct ms_logframe *f,
 	if (f->build_id[0] && m && m->build_id &&
 	    strcmp(m->build_id, f->build_id))
 		return 0;
-	rc = lazy_by_name(z, f->module, err);
+	rc = ms_lazy_by_name(z, f->module, err);
 	if (rc)
 		return rc;
 	if (!f->build_id[0] || !m || m->build_id)
 		return 1;
-	file = z->res[m - z->map->modules].file;
+	file = ms_lazy_file(z, f->module);
 	return !file || (ms_modfile_build_id(file) &&
 			 strcmp(ms_modfile_build_id(file), f->build_id) == 0);
 }
@@ -168,28 +168,30 @@ static int load_same_build(struct lazy *z, const struct ms_logframe *f,
  * arm64 report a raw address loses its PAC first (ms_arm64_strip_pac):
  * what is left is either the address or in no module.
  */
-static int locate(struct lazy *z, bool pac, const struct ms_logframe *f,
-		  struct ms_symres *r, struct ms_err *err)
+static int locate(struct ms_lazy *z, const struct ms_map *map, bool pac,
+		  const struct ms_logframe *f, struct ms_symres *r,
+		  struct ms_err *err)
 {
+	struct ms_symbolizer *s = ms_lazy_symbolizer(z);
 	unsigned int flags = f->exact || at_entry(f) ? 0 : MS_SYM_RETURN;
 	uint64_t addr;
 	int rc;
 
 	if (f->kind == MS_LOGFRAME_SYMBOL && f->module[0]) {
-		rc = load_same_build(z, f, err);
+		rc = load_same_build(z, map, f, err);
 		if (rc <= 0)
 			return rc;
-		rc = ms_symbolizer_lookup(z->sym, f->module, f->symbol, &addr);
-		if (rc == 0 && located(z->sym, addr + f->offset, flags, r))
+		rc = ms_symbolizer_lookup(s, f->module, f->symbol, &addr);
+		if (rc == 0 && located(s, addr + f->offset, flags, r))
 			return 1;
 	}
 	if (!f->has_address)
 		return 0;
 	addr = pac ? ms_arm64_strip_pac(f->address) : f->address;
-	rc = lazy_by_addr(z, addr, err);
+	rc = ms_lazy_by_addr(z, addr, err);
 	if (rc)
 		return rc;
-	return located(z->sym, addr, flags, r);
+	return located(s, addr, flags, r);
 }
 
 static bool same_frame(const struct ms_logframe *a, const struct ms_logframe *b)
@@ -247,9 +249,9 @@ static const char *parse_text(struct report *rep, const struct ms_line *ln)
  * Annotates every frame of the line that resolves to a source line; the
  * pieces of a line too long for any report pass through as they are.
  */
-static int decode_line(struct lazy *z, struct report *rep, FILE *out,
-		       const struct ms_line *ln, const char *line,
-		       struct ms_err *err)
+static int decode_line(struct ms_lazy *z, const struct ms_map *map,
+		       struct report *rep, FILE *out, const struct ms_line *ln,
+		       const char *line, struct ms_err *err)
 {
 	struct ms_logframe f;
 	bool first = rep->trace_first;
@@ -272,7 +274,7 @@ static int decode_line(struct lazy *z, struct report *rep, FILE *out,
 		if (f.warning && rep->warn_returns)
 			f.exact = false;
 		h->f = f;
-		rc = locate(z, rep->pac, &h->f, &h->r, err);
+		rc = locate(z, map, rep->pac, &h->f, &h->r, err);
 		if (rc < 0)
 			return rc;
 		n += (size_t)rc;
@@ -423,48 +425,63 @@ static void ahead_free(struct ahead *a)
 
 /* What decode holds from the first line to the last. */
 struct decoder {
-	struct ms_ctx *ctx;
-	struct ms_finder *fi;
-	struct ms_map *map;
-	struct lazy z;
+	struct run *run; /* its map and finder, set here, freed by main */
+	struct ms_lazy *z;
 	struct ms_placing pl;
 	struct report rep;
 };
 
-/* The map, its finder and the modules the first lines name. */
-static int decoder_init(struct decoder *d, struct opts *o,
-			const struct ahead *a, struct ms_err *err)
+/* Its frames and addresses stay as they are; said once. */
+static void note(void *arg, const char *msg)
 {
+	(void)arg;
+	warn("%s", msg);
+}
+
+/* The map, its finder and the modules the first lines name. */
+static int decoder_init(struct decoder *d, const struct ahead *a)
+{
+	struct run *run = d->run;
+	const struct opts *o = run->o;
+	struct ms_err *err = &run->err;
 	/* The architecture the report shows: its first line that shows one. */
 	const char *shown = NULL;
+	struct ms_lazy_opts lo = { .layout_flags = layout_flags(o),
+				   .no_index = o->no_index,
+				   .note = note };
 	int r;
 
 	for (size_t i = 0; !shown && i < a->n; i++)
 		shown = ms_log_machine(a->parse[i]);
-	/* Without --capture the live map helps with what it has. */
-	if (load_map(d->ctx, o, NULL, &d->map, err) < 0) {
-		d->map = NULL;
+	/*
+	 * Without --capture the live map helps with what it has. No core
+	 * kernel symbols: a core frame has no source line, so it is never
+	 * annotated, and reading them was half the run time.
+	 */
+	if (read_map(run->ctx, o, NULL, false, &run->map, err) < 0) {
+		run->map = NULL;
 		if (o->capture)
 			return -err->code;
-		r = no_map(o, shown, &d->map, err);
+		r = no_map(o, shown, &run->map, err);
 		if (r)
 			return r;
 	}
-	if (foreign(o, d->map, shown)) {
-		ms_map_free(d->map);
-		d->map = NULL;
-		r = no_map(o, shown, &d->map, err);
+	if (foreign(o, run->map, shown)) {
+		ms_map_free(run->map);
+		run->map = NULL;
+		r = no_map(o, shown, &run->map, err);
 		if (r)
 			return r;
 	}
-	r = ms_finder_new(d->ctx, d->map->release, &d->fi, err);
+	r = ms_finder_new(run->ctx, run->map->release, &run->fi, err);
 	ms_place_init(&d->pl);
 	if (!r)
-		r = place_missing(d->map, d->fi, &d->pl, a->parse, a->n, err);
+		r = place_missing(run->map, run->fi, &d->pl, a->parse, a->n,
+				  err);
 	if (!r)
-		r = lazy_init(&d->z, d->ctx, d->fi, o, d->map, err);
+		r = ms_lazy_new(run->fi, run->map, &lo, &d->z, err);
 	if (!r) {
-		const char *m = d->map->machine ? d->map->machine : shown;
+		const char *m = run->map->machine ? run->map->machine : shown;
 		int em = 0, cls, data;
 
 		/* Raw addresses of an arm64 report may carry a PAC. */
@@ -481,84 +498,89 @@ static int decoder_init(struct decoder *d, struct opts *o,
 }
 
 /* One line after the first ones: its modules placed, then decoded. */
-static int decode_next(struct decoder *d, FILE *out, const struct ms_line *ln,
-		       struct ms_err *err)
+static int decode_next(struct decoder *d, FILE *out, const struct ms_line *ln)
 {
+	struct run *run = d->run;
 	const char *pt = ln->piece ? "" : parse_text(&d->rep, ln);
 	char *one = (char *)pt;
 	int r;
 
 	if (!pt)
-		return ms_err_errno(err, ENOMEM, "decode");
-	r = place_missing(d->map, d->fi, &d->pl, &one, 1, err);
-	if (!r && d->map->nmodules != d->z.nmods)
-		r = lazy_sync(&d->z, err);
-	return r ? r : decode_line(&d->z, &d->rep, out, ln, pt, err);
+		return ms_err_errno(&run->err, ENOMEM, "decode");
+	r = place_missing(run->map, run->fi, &d->pl, &one, 1, &run->err);
+	if (!r)
+		r = ms_lazy_sync(d->z, &run->err);
+	return r ? r :
+		   decode_line(d->z, run->map, &d->rep, out, ln, pt, &run->err);
 }
 
-static void decoder_clear(struct decoder *d)
+/*
+ * The first lines, read ahead, decoded into a buffer; then the output
+ * opened, and they are written.
+ */
+static int decode_first(struct decoder *d, struct ahead *a,
+			struct ms_out **out)
 {
-	if (d->z.map)
-		lazy_clear(&d->z);
-	warn_debuginfod(d->fi);
-	ms_finder_free(d->fi);
-	ms_map_free(d->map);
-	ms_ctx_free(d->ctx);
-	free(d->rep.scratch);
+	struct ms_err *err = &d->run->err;
+	struct ms_buf b = { 0 };
+	int r = ms_buf_open(&b, err);
+
+	for (size_t i = 0; !r && i < a->n; i++)
+		r = decode_line(d->z, d->run->map, &d->rep, b.f, &a->v[i],
+				a->parse[i], err);
+	if (!r)
+		r = ms_buf_close(&b, err);
+	if (!r)
+		r = ms_out_open(d->run->o->output, out, err);
+	if (!r && b.len &&
+	    fwrite(b.data, 1, b.len, ms_out_file(*out)) != b.len)
+		r = ms_err_errno(err, EIO, "writing output");
+	ms_buf_free(&b);
+	return r;
 }
 
-int do_decode(struct opts *o)
+/* Says once whether the indexes of the modules used could be written. */
+static void index_warn(struct ms_lazy *z)
 {
 	struct ms_err err = { 0 };
-	struct decoder *d = calloc(1, sizeof(*d));
+
+	if (z && ms_lazy_index_error(z, &err) < 0)
+		warn("no index written (the next run reads the DWARF again): %s",
+		     err.msg);
+}
+
+int do_decode(struct run *run)
+{
+	const struct opts *o = run->o;
+	struct ms_err *err = &run->err;
+	struct decoder d = { .run = run };
 	struct ms_lines *in = NULL;
 	struct ms_out *out = NULL;
 	struct ahead a = { 0 };
-	struct ms_buf b = { 0 };
 	struct ms_line ln;
-	int r = d ? 0 : ms_err_errno(&err, ENOMEM, "decode");
+	int r = ms_lines_open(o->nargs ? o->args[0] : "-", PIECE_MAX, &in, err);
 
-	/*
-	 * No core kernel symbols: a core frame has no source line, so it is
-	 * never annotated, and reading them was half the run time.
-	 */
 	if (!r)
-		r = setup_ctx(o, &d->ctx, &err);
+		r = read_ahead(in, &d.rep, &a, err);
 	if (!r)
-		r = ms_lines_open(o->nargs ? o->args[0] : "-", PIECE_MAX, &in,
-				  &err);
+		r = decoder_init(&d, &a);
 	if (!r)
-		r = read_ahead(in, &d->rep, &a, &err);
-	if (!r)
-		r = decoder_init(d, o, &a, &err);
-	if (!r)
-		r = ms_buf_open(&b, &err);
-	for (size_t i = 0; !r && i < a.n; i++)
-		r = decode_line(&d->z, &d->rep, b.f, &a.v[i], a.parse[i], &err);
-	if (!r)
-		r = ms_buf_close(&b, &err);
-	if (!r)
-		r = ms_out_open(o->output, &out, &err);
-	if (!r && b.len &&
-	    fwrite(b.data, 1, b.len, ms_out_file(out)) != b.len)
-		r = ms_err_errno(&err, EIO, "writing output");
-	ms_buf_free(&b);
+		r = decode_first(&d, &a, &out);
 	ahead_free(&a);
-	while (!r && (r = ms_lines_next(in, &ln, &err)) == 1) {
-		r = decode_next(d, ms_out_file(out), &ln, &err);
+	while (!r && (r = ms_lines_next(in, &ln, err)) == 1) {
+		r = decode_next(&d, ms_out_file(out), &ln);
 		/* From a pipe (dmesg -w), each line as soon as it is decoded. */
 		if (!r && !ms_lines_regular(in))
 			fflush(ms_out_file(out));
 	}
 	if (!r)
-		r = ms_out_commit(out, &err);
-	else
+		r = ms_out_commit(out, err);
+	else if (out)
 		ms_out_abort(out);
 	if (!r)
-		lazy_index_warn(&d->z);
+		index_warn(d.z);
 	ms_lines_free(in);
-	if (d)
-		decoder_clear(d);
-	free(d);
-	return r ? report(&err, r) : EXIT_OK;
+	ms_lazy_free(d.z);
+	free(d.rep.scratch);
+	return r;
 }

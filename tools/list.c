@@ -20,13 +20,13 @@ struct row {
 	const char *verified; /* build-id, srcversion, unverified, mismatch, - */
 };
 
-static void check(const struct ms_ctx *ctx, struct ms_finder *fi,
-		  const struct opts *o, const struct ms_map *map,
-		  struct row *row)
+static void check(struct ms_finder *fi, const struct opts *o,
+		  const struct ms_map *map, struct row *row)
 {
 	struct ms_err err = { 0 };
-	struct resolved res = { 0 };
-	int r = resolve(ctx, fi, o, map, row->mod, NULL, &res, &err);
+	struct ms_resolved res = { 0 };
+	int r = ms_module_resolve(fi, map, row->mod, NULL, o->debug_file,
+				  layout_flags(o), &res, &err);
 
 	row->text = ms_module_section(row->mod, ".text");
 	row->debug = ms_dsource_str(MS_DS_NONE);
@@ -35,17 +35,11 @@ static void check(const struct ms_ctx *ctx, struct ms_finder *fi,
 		row->file = strdup(ms_modfile_path(res.file));
 		if (res.debug && res.debug->file)
 			row->debug = ms_dsource_str(res.debug->source);
-		resolved_clear(&res);
+		ms_resolved_clear(&res);
 	} else if (err.code == EBADMSG) {
-		struct ms_modfile *f;
-
 		row->verified = "mismatch";
 		/* Name the refused file: it is what the user must replace. */
-		if (!ms_finder_open(fi, row->mod->name, row->mod->build_id, &f,
-				    &err)) {
-			row->file = strdup(ms_modfile_path(f));
-			ms_modfile_free(f);
-		}
+		row->file = ms_module_file_path(fi, row->mod);
 	} else if (r == -ENOENT)
 		row->verified = "-";
 	else
@@ -119,42 +113,29 @@ static void print_table(FILE *out, const struct row *rows, size_t n)
 	}
 }
 
-int do_list(struct opts *o)
+int do_list(struct run *run)
 {
-	struct ms_err err = { 0 };
-	struct ms_ctx *ctx = NULL;
-	struct ms_finder *fi = NULL;
-	struct ms_map *map = NULL;
+	const struct ms_map *map = run->map;
 	struct ms_buf b = { 0 };
-	struct row *rows = NULL;
-	int r = setup_ctx(o, &ctx, &err);
+	struct row *rows = calloc(map->nmodules + 1, sizeof(*rows));
+	int r = rows ? 0 : ms_err_errno(&run->err, ENOMEM, "list");
 
-	if (!r)
-		r = load_map(ctx, o, NULL, &map, &err);
-	if (!r)
-		r = ms_finder_new(ctx, map->release, &fi, &err);
-	if (!r && !(rows = calloc(map->nmodules + 1, sizeof(*rows))))
-		r = ms_err_errno(&err, ENOMEM, "list");
 	for (size_t i = 0; !r && i < map->nmodules; i++) {
 		rows[i].mod = &map->modules[i];
-		check(ctx, fi, o, map, &rows[i]);
+		check(run->fi, run->o, map, &rows[i]);
 	}
 	if (!r)
-		r = ms_buf_open(&b, &err);
+		r = ms_buf_open(&b, &run->err);
 	if (!r) {
-		if (o->json)
+		if (run->o->json)
 			print_json(b.f, rows, map->nmodules);
 		else
 			print_table(b.f, rows, map->nmodules);
-		r = write_buf(o, &b, &err);
+		r = write_buf(run->o, &b, &run->err);
 	}
 	for (size_t i = 0; rows && i < map->nmodules; i++)
 		free(rows[i].file);
 	free(rows);
 	ms_buf_free(&b);
-	warn_debuginfod(fi);
-	ms_finder_free(fi);
-	ms_map_free(map);
-	ms_ctx_free(ctx);
-	return r ? report(&err, r) : EXIT_OK;
+	return r;
 }

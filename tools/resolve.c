@@ -98,23 +98,24 @@ static int bad_line(char *p, char *e, struct ms_err *err)
  * is looked up without it (ms_arm64_strip_pac), and as given if that is
  * in nothing.
  */
-static int preload(struct lazy *z, bool pac, uint64_t given,
+static int preload(struct ms_lazy *z, bool pac, uint64_t given,
 		   struct ms_err *err)
 {
 	uint64_t addr = pac ? ms_arm64_strip_pac(given) : given;
-	int rc = lazy_by_addr(z, addr, err);
+	int rc = ms_lazy_by_addr(z, addr, err);
 
-	return rc || addr == given ? rc : lazy_by_addr(z, given, err);
+	return rc || addr == given ? rc : ms_lazy_by_addr(z, given, err);
 }
 
-static int lookup(struct lazy *z, bool pac, uint64_t given,
+static int lookup(struct ms_lazy *z, bool pac, uint64_t given,
 		  struct ms_symres *r)
 {
 	uint64_t addr = pac ? ms_arm64_strip_pac(given) : given;
-	int rc = ms_symbolize(z->sym, addr, 0, r);
+	struct ms_symbolizer *s = ms_lazy_symbolizer(z);
+	int rc = ms_symbolize(s, addr, 0, r);
 
 	if (rc == -ENOENT && addr != given)
-		rc = ms_symbolize(z->sym, given, 0, r);
+		rc = ms_symbolize(s, given, 0, r);
 	return rc;
 }
 
@@ -212,7 +213,7 @@ struct span {
 };
 
 struct answers {
-	struct lazy *z;
+	struct ms_lazy *z;
 	bool pac, json;
 	struct ms_obuf text; /* the chunk's answers, in address order */
 	struct ms_obuf out; /* what goes out, in the order given */
@@ -270,7 +271,7 @@ static void answer_chunk(struct answers *a, const uint64_t *addrs,
  * given. The output goes out as it is made, since every address parsed
  * and every module it needs loaded before.
  */
-static int answer(struct lazy *z, bool pac, const uint64_t *addrs, size_t n,
+static int answer(struct ms_lazy *z, bool pac, const uint64_t *addrs, size_t n,
 		  const struct opts *o, size_t *outside, struct ms_err *err)
 {
 	struct answers *a = calloc(1, sizeof(*a));
@@ -312,44 +313,39 @@ static int answer(struct lazy *z, bool pac, const uint64_t *addrs, size_t n,
 	return r;
 }
 
-int do_resolve(struct opts *o)
+/* A module whose file is not found: its addresses are in no module. */
+static void note(void *arg, const char *msg)
 {
-	struct ms_err err = { 0 };
-	struct ms_ctx *ctx = NULL;
-	struct ms_finder *fi = NULL;
-	struct ms_map *map = NULL;
-	struct lazy z = { 0 };
+	(void)arg;
+	warn("%s", msg);
+}
+
+int do_resolve(struct run *run)
+{
+	const struct opts *o = run->o;
+	struct ms_err *err = &run->err;
+	struct ms_lazy_opts lo = { .layout_flags = layout_flags(o),
+				   .no_index = o->no_index,
+				   .note = note };
+	struct ms_lazy *z = NULL;
 	uint64_t *addrs = NULL;
 	size_t n = 0, outside = 0;
-	bool pac = false;
-	int r = setup_ctx(o, &ctx, &err);
-
-	o->core = true;
-	if (!r)
-		r = read_addrs(o, &addrs, &n, &err);
-	if (!r)
-		r = load_map(ctx, o, NULL, &map, &err);
-	if (!r)
-		r = ms_finder_new(ctx, map->release, &fi, &err);
-	if (!r)
-		r = lazy_init(&z, ctx, fi, o, map, &err);
 	/* Addresses from an arm64 report may carry a PAC. */
+	bool pac = ms_machine_arm64(run->map->machine);
+	int r = read_addrs(o, &addrs, &n, err);
+
 	if (!r)
-		pac = ms_machine_arm64(map->machine);
+		r = ms_lazy_new(run->fi, run->map, &lo, &z, err);
 	for (size_t i = 0; !r && i < n; i++)
-		r = preload(&z, pac, addrs[i], &err);
+		r = preload(z, pac, addrs[i], err);
 	if (!r)
-		r = answer(&z, pac, addrs, n, o, &outside, &err);
-	if (!r)
-		lazy_index_warn(&z);
+		r = answer(z, pac, addrs, n, o, &outside, err);
+	if (!r && ms_lazy_index_error(z, err) < 0)
+		warn("no index written (the next run reads the DWARF again): %s",
+		     err->msg);
 	free(addrs);
-	if (map)
-		lazy_clear(&z);
-	warn_debuginfod(fi);
-	ms_finder_free(fi);
-	ms_map_free(map);
-	ms_ctx_free(ctx);
+	ms_lazy_free(z);
 	if (r)
-		return report(&err, r);
+		return r;
 	return outside ? EXIT_NOTFOUND : EXIT_OK;
 }

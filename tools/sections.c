@@ -183,37 +183,27 @@ static void print_table(FILE *out, const struct ms_layout *l)
 	}
 }
 
-int do_sections(struct opts *o)
+int do_sections(struct run *run)
 {
-	struct ms_err err = { 0 };
-	struct ms_ctx *ctx = NULL;
-	struct ms_finder *fi = NULL;
-	struct ms_map *map = NULL;
-	struct resolved res = { 0 };
+	const struct opts *o = run->o;
+	struct ms_resolved res = { 0 };
 	struct ms_buf b = { 0 };
-	int r = setup_ctx(o, &ctx, &err);
+	int r = ms_module_resolve(run->fi, run->map,
+				  ms_map_find(run->map, o->args[0]),
+				  o->nargs > 1 ? o->args[1] : NULL,
+				  o->debug_file, layout_flags(o), &res,
+				  &run->err);
 
 	if (!r)
-		r = load_map(ctx, o, o->args[0], &map, &err);
-	if (!r)
-		r = ms_finder_new(ctx, map->release, &fi, &err);
-	if (!r)
-		r = resolve(ctx, fi, o, map, ms_map_find(map, o->args[0]),
-			    o->nargs > 1 ? o->args[1] : NULL, &res, &err);
-	if (!r)
-		r = ms_buf_open(&b, &err);
+		r = ms_buf_open(&b, &run->err);
 	if (!r) {
 		if (o->json)
 			print_json(b.f, res.layout);
 		else
 			print_table(b.f, res.layout);
-		r = write_buf(o, &b, &err);
+		r = write_buf(o, &b, &run->err);
 	}
 	ms_buf_free(&b);
-	resolved_clear(&res);
-	warn_debuginfod(fi);
-	ms_finder_free(fi);
-	ms_map_free(map);
-	ms_ctx_free(ctx);
-	return r ? report(&err, r) : EXIT_OK;
+	ms_resolved_clear(&res);
+	return r;
 }

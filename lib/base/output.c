@@ -72,7 +72,8 @@ int ms_write_out(const char *path, const void *data, size_t len,
 	if (fd < 0) {
 		ms_err_errno(err, errno, "cannot write %s", path);
 		free(tmp);
-		return ms_err_rekind(err, MS_E_IO);
+		ms_err_rekind(err, MS_E_IO);
+		return -EIO; /* never the -ENOENT of "not found" */
 	}
 	r = write_all(fd, data, len);
 	if (!r && fchmod(fd, 0644) < 0)
@@ -87,7 +88,8 @@ int ms_write_out(const char *path, const void *data, size_t len,
 		unlink(tmp);
 		ms_err_errno(err, -r, "cannot write %s", path);
 		/* A failed write is a failure, never "not found". */
-		r = ms_err_rekind(err, MS_E_IO);
+		ms_err_rekind(err, MS_E_IO);
+		r = -EIO;
 	}
 	free(tmp);
 	return r;

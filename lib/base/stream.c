@@ -162,7 +162,8 @@ int ms_out_open(const char *path, struct ms_out **ret, struct ms_err *err)
 		ms_out_abort(o);
 		ms_err_errno(err, e, "cannot write %s", path);
 		/* A failed write is a failure, never "not found". */
-		return ms_err_rekind(err, MS_E_IO);
+		ms_err_rekind(err, MS_E_IO);
+		return -EIO;
 	}
 	*ret = o;
 	return 0;
@@ -194,7 +195,8 @@ int ms_out_commit(struct ms_out *o, struct ms_err *err)
 		ms_err_errno(err, -r, "cannot write %s",
 			     o->path ? o->path : "standard output");
 		ms_out_abort(o);
-		return ms_err_rekind(err, MS_E_IO);
+		ms_err_rekind(err, MS_E_IO);
+		return -EIO;
 	}
 	free(o->tmp);
 	o->tmp = NULL;

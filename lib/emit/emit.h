@@ -41,4 +41,40 @@ int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err);
 int ms_vmlinux_offset(const char *path, const struct ms_map *map, bool force,
 		      int64_t *offset_ret, char **note_ret, struct ms_err *err);
 
+/* ---- whole debugger scripts (script.c) ---- */
+
+struct ms_script_opts {
+	bool lldb; /* lldb's commands, else gdb's */
+	const char *only; /* one module, or NULL for every one (--all) */
+	const char *path; /* with only: its file, if the user named one */
+	const char *debug_file; /* with only: its debug info, if named */
+	unsigned int layout_flags; /* MS_LAYOUT_* */
+	bool kernel; /* the core kernel's symbols first */
+	const char *vmlinux; /* with kernel: a debug vmlinux, not kallsyms */
+	bool force; /* a vmlinux of another build */
+	/* Somewhere to look for files without a release (--moddir, --search). */
+	bool where_given;
+	const char *producer; /* "modsect VERSION", for the first line */
+};
+
+struct ms_script_result {
+	char **skipped; /* why each module --all passed over was */
+	size_t nskipped;
+};
+
+/*
+ * Writes the whole script for the map's modules (so->only, or all) to
+ * out: the header, the architecture, the core kernel if asked, each
+ * module's commands. Nothing is written on failure. For every module,
+ * one whose file is not found is skipped (said in the script and in
+ * res), unless none is found (-ENOENT).
+ */
+int ms_script_write(FILE *out, struct ms_finder *fi, const struct ms_map *map,
+		    const struct ms_script_opts *so,
+		    struct ms_script_result *res, struct ms_err *err);
+void ms_script_result_clear(struct ms_script_result *res);
+/* The ELF of the map's core symbols (ms_kallsyms_elf), in memory. */
+int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
+			  size_t *len_ret, struct ms_err *err);
+
 #endif

@@ -277,6 +277,41 @@ static int split(char *line, char **f, int max)
 	return n;
 }
 
+/*
+ * "ADDR TYPE SYMBOL [MOD]", n fields, from /proc/kallsyms; core ones are
+ * the map's core symbols.
+ */
+static int raw_kallsyms(struct parser *p, char **f, int n)
+{
+	uint64_t addr;
+	size_t l;
+
+	if (n == 3) {
+		if (parse_hex(f[0], false, &addr) < 0)
+			return perr(p, "bad kallsyms address \"%.20s\"", f[0]);
+		return ms_map_add_core(p->map, f[2], addr, f[1][0]) < 0 ?
+			       -ENOMEM :
+			       0;
+	}
+	l = strlen(f[3]);
+	if (f[3][0] != '[' || f[3][l - 1] != ']')
+		return perr(p, "unrecognized line \"%.60s\"", f[0]);
+	f[3][l - 1] = '\0';
+	return add_ksym(p, f[3] + 1, f[0], f[1], f[2]);
+}
+
+/* "core ADDR TYPE NAME" of format 1. */
+static int core_line(struct parser *p, char **f, int n)
+{
+	uint64_t addr;
+
+	if (n != 4 || strlen(f[2]) != 1 || parse_hex(f[1], false, &addr) < 0 ||
+	    unescape(f[3]) < 0)
+		return perr(p, "\"core\" takes an address, a type and a name%s",
+			    "");
+	return ms_map_add_core(p->map, f[3], addr, f[2][0]) < 0 ? -ENOMEM : 0;
+}
+
 static int parse_line(struct parser *p, char *line, bool *native)
 {
 	char *f[6];
@@ -322,19 +357,8 @@ static int parse_line(struct parser *p, char *line, bool *native)
 				"");
 		return add_section(p, f[1], f[2], f[3], true);
 	}
-	if (strcmp(f[0], "core") == 0) {
-		uint64_t addr;
-
-		if (n != 4 || strlen(f[2]) != 1 ||
-		    parse_hex(f[1], false, &addr) < 0 || unescape(f[3]) < 0)
-			return perr(
-				p,
-				"\"core\" takes an address, a type and a name%s",
-				"");
-		return ms_map_add_core(p->map, f[3], addr, f[2][0]) < 0 ?
-			       -ENOMEM :
-			       0;
-	}
+	if (strcmp(f[0], "core") == 0)
+		return core_line(p, f, n);
 	if (strcmp(f[0], "kallsyms") == 0) {
 		if (n != 5)
 			return perr(
@@ -343,28 +367,9 @@ static int parse_line(struct parser *p, char *line, bool *native)
 				"");
 		return add_ksym(p, f[1], f[2], f[3], f[4]);
 	}
-	/* "ADDR TYPE SYMBOL [MOD]" from /proc/kallsyms; core ones are the map's core symbols. */
 	if ((n == 3 || n == 4) && strlen(f[1]) == 1 && strlen(f[0]) >= 8 &&
-	    strspn(f[0], "0123456789abcdefABCDEF") == strlen(f[0])) {
-		size_t l;
-
-		if (n == 3) {
-			uint64_t addr;
-
-			if (parse_hex(f[0], false, &addr) < 0)
-				return perr(p, "bad kallsyms address \"%.20s\"",
-					    f[0]);
-			return ms_map_add_core(p->map, f[2], addr, f[1][0]) <
-					       0 ?
-				       -ENOMEM :
-				       0;
-		}
-		l = strlen(f[3]);
-		if (f[3][0] != '[' || f[3][l - 1] != ']')
-			return perr(p, "unrecognized line \"%.60s\"", f[0]);
-		f[3][l - 1] = '\0';
-		return add_ksym(p, f[3] + 1, f[0], f[1], f[2]);
-	}
+	    strspn(f[0], "0123456789abcdefABCDEF") == strlen(f[0]))
+		return raw_kallsyms(p, f, n);
 	/* "MOD SECTION 0xADDR" from the sh loop */
 	if (n == 3 && strncmp(f[2], "0x", 2) == 0)
 		return add_section(p, f[0], f[1], f[2], true);

@@ -59,6 +59,8 @@ const struct ms_section *ms_module_section(const struct ms_module *mod,
 bool ms_modname_eq(const char *a, const char *b);
 /* The first GNU build-id in a buffer of ELF notes, as hex; NULL if none. */
 char *ms_notes_build_id(const void *notes, size_t n);
+/* Checks a map's addresses are not hidden (all zero). */
+int ms_map_check_visible(const struct ms_map *map, struct ms_err *err);
 /* Sorts modules by name and sections by address; finds duplicates. */
 int ms_map_finish(struct ms_map *map, struct ms_err *err);
 

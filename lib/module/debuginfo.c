@@ -215,7 +215,8 @@ static int find(struct search *s, const char *moddir, const char *release,
 		if (r) {
 			/* A file the user named is refused, not "not found". */
 			ms_err_prefix(s->err, "--debug-file");
-			r = ms_err_rekind(s->err, MS_E_REFUSED);
+			ms_err_rekind(s->err, MS_E_REFUSED);
+			r = -EINVAL; /* not the -ENOENT of "none found" */
 			goto out;
 		}
 		if (check(s, f, &v, why, sizeof(why))) {

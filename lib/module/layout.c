@@ -277,43 +277,26 @@ static int check_placement(const struct ms_layout *l, int elfclass,
 	return r;
 }
 
-int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
-		    unsigned int flags, struct ms_layout **ret,
-		    struct ms_err *err)
+/* The map's sections, each with what the file says of it. */
+static int map_sections(struct ms_layout *l, unsigned int flags,
+			struct ms_err *err)
 {
-	size_t nfile = ms_modfile_section_count(f);
-	struct ms_layout *l = calloc(1, sizeof(*l));
+	const struct ms_module *mod = l->mod;
 	bool coming = mod->initstate && strcmp(mod->initstate, "coming") == 0;
 	bool keep_init = coming || (flags & MS_LAYOUT_INIT);
-	uint64_t park = ms_modfile_elfclass(f) == ELFCLASS64 ? PARK_BASE_64 :
-							       PARK_BASE_32;
-	int r;
 
-	if (!l)
-		return ms_err_errno(err, ENOMEM, "layout");
-	l->mod = mod;
-	l->file = f;
-	l->secs = calloc(mod->nsections + nfile + 1, sizeof(*l->secs));
-	if (!l->secs) {
-		free(l);
-		return ms_err_errno(err, ENOMEM, "layout");
-	}
-	l->verify = MS_UNVERIFIED;
-	r = verify(l, flags, err);
-	for (size_t i = 0; !r && i < mod->nsections; i++) {
+	for (size_t i = 0; i < mod->nsections; i++) {
 		const struct ms_section *ms = &mod->sections[i];
 		const struct ms_filesec *fs =
-			ms_modfile_section_by_name(f, ms->name);
+			ms_modfile_section_by_name(l->file, ms->name);
 		struct ms_lsec *s;
 
-		if (!fs && !(flags & MS_LAYOUT_FORCE)) {
-			r = ms_err_set(
+		if (!fs && !(flags & MS_LAYOUT_FORCE))
+			return ms_err_set(
 				err, EBADMSG,
 				"module %s has section %s loaded, but %s has no such section: it is not the loaded build; give the right file, or --force",
 				mod->name, MS_ESC(ms->name),
-				ms_modfile_path(f));
-			break;
-		}
+				ms_modfile_path(l->file));
 		s = add(l, fs, ms->name);
 		s->in_map = true;
 		s->addr = s->map_addr = ms->addr;
@@ -327,12 +310,20 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 			l->init_included |= s->init;
 		}
 	}
-	for (size_t i = 0; !r && i < nfile; i++) {
-		const struct ms_filesec *fs = ms_modfile_section(f, i);
+	return 0;
+}
+
+/* The file's allocatable sections the map does not list. */
+static void file_sections(struct ms_layout *l)
+{
+	size_t nfile = ms_modfile_section_count(l->file);
+
+	for (size_t i = 0; i < nfile; i++) {
+		const struct ms_filesec *fs = ms_modfile_section(l->file, i);
 		uint64_t base;
 
 		if (!(fs->flags & SHF_ALLOC) ||
-		    ms_module_section(mod, fs->name))
+		    ms_module_section(l->mod, fs->name))
 			continue;
 		add(l, fs, fs->name)->place = MS_PLACE_PARKED;
 		if (strcmp(fs->name, ".data..percpu") == 0 && fs->size &&
@@ -341,24 +332,30 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 			l->secs[l->nsecs - 1].addr = base;
 		}
 	}
-	if (!r)
-		r = check_placement(l, ms_modfile_elfclass(f), err);
-	if (!r) {
-		bool any = false;
+}
 
-		for (size_t i = 0; i < l->nsecs; i++)
-			any |= l->secs[i].place == MS_PLACE_LOADED;
-		if (!any)
-			r = ms_err_set(
-				err, ENOENT,
-				"module %s: none of the sections of %s is in the map; the module is not (or no longer) loaded",
-				mod->name, ms_modfile_path(f));
-	}
-	/* Park what has no real address, one after another, aligned. */
-	for (size_t i = 0; !r && i < l->nsecs; i++) {
+static int any_loaded(const struct ms_layout *l, struct ms_err *err)
+{
+	for (size_t i = 0; i < l->nsecs; i++)
+		if (l->secs[i].place == MS_PLACE_LOADED)
+			return 0;
+	return ms_err_set(
+		err, ENOENT,
+		"module %s: none of the sections of %s is in the map; the module is not (or no longer) loaded",
+		l->mod->name, ms_modfile_path(l->file));
+}
+
+/* Park what has no real address, one after another, aligned. */
+static void park(struct ms_layout *l)
+{
+	uint64_t at = ms_modfile_elfclass(l->file) == ELFCLASS64 ?
+			      PARK_BASE_64 :
+			      PARK_BASE_32;
+
+	for (size_t i = 0; i < l->nsecs; i++) {
 		struct ms_lsec *s = &l->secs[i];
 		const struct ms_filesec *fs =
-			ms_modfile_section_by_name(f, s->name);
+			ms_modfile_section_by_name(l->file, s->name);
 		uint64_t align = fs && fs->align > 1 ? fs->align : 1;
 
 		if (s->place != MS_PLACE_PARKED &&
@@ -366,57 +363,44 @@ int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
 			continue;
 		if (align > 4096)
 			align = 4096;
-		park = (park + align - 1) & ~(align - 1);
-		s->addr = park;
-		park += s->size ? s->size : 1;
+		at = (at + align - 1) & ~(align - 1);
+		s->addr = at;
+		at += s->size ? s->size : 1;
 	}
+}
+
+int ms_layout_build(const struct ms_module *mod, const struct ms_modfile *f,
+		    unsigned int flags, struct ms_layout **ret,
+		    struct ms_err *err)
+{
+	size_t nfile = ms_modfile_section_count(f);
+	struct ms_layout *l = calloc(1, sizeof(*l));
+	int r;
+
+	if (!l)
+		return ms_err_errno(err, ENOMEM, "layout");
+	l->mod = mod;
+	l->file = f;
+	l->secs = calloc(mod->nsections + nfile + 1, sizeof(*l->secs));
+	if (!l->secs) {
+		free(l);
+		return ms_err_errno(err, ENOMEM, "layout");
+	}
+	l->verify = MS_UNVERIFIED;
+	r = verify(l, flags, err);
+	if (!r)
+		r = map_sections(l, flags, err);
+	if (!r)
+		file_sections(l);
+	if (!r)
+		r = check_placement(l, ms_modfile_elfclass(f), err);
+	if (!r)
+		r = any_loaded(l, err);
 	if (r) {
 		ms_layout_free(l);
 		return r;
 	}
+	park(l);
 	*ret = l;
-	return 0;
-}
-
-int ms_map_add_placed(struct ms_map *map, const char *name,
-		      const struct ms_modfile *f, uint64_t base,
-		      struct ms_err *err)
-{
-	size_t nsec = ms_modfile_section_count(f);
-	struct ms_module *n, *m;
-	uint64_t at = base;
-
-	n = realloc(map->modules, (map->nmodules + 1) * sizeof(*n));
-	if (!n)
-		return ms_err_errno(err, ENOMEM, "map");
-	map->modules = n;
-	m = &map->modules[map->nmodules];
-	memset(m, 0, sizeof(*m));
-	m->name = strdup(name);
-	m->initstate = strdup("coming");
-	m->sections = calloc(nsec ? nsec : 1, sizeof(*m->sections));
-	/* The module is that file: a frame of another build is not its. */
-	if (ms_modfile_build_id(f))
-		m->build_id = strdup(ms_modfile_build_id(f));
-	if (!m->name || !m->initstate || !m->sections ||
-	    (ms_modfile_build_id(f) && !m->build_id)) {
-		ms_module_clear(m);
-		return ms_err_errno(err, ENOMEM, "map");
-	}
-	map->nmodules++;
-	for (size_t i = 0; i < nsec; i++) {
-		const struct ms_filesec *fs = ms_modfile_section(f, i);
-		uint64_t align =
-			fs->align > 1 && fs->align <= 4096 ? fs->align : 1;
-
-		if (!(fs->flags & SHF_ALLOC) || fs->size == 0)
-			continue;
-		at = (at + align - 1) & ~(align - 1);
-		m->sections[m->nsections].name = strdup(fs->name);
-		if (!m->sections[m->nsections].name)
-			return ms_err_errno(err, ENOMEM, "map");
-		m->sections[m->nsections++].addr = at;
-		at += fs->size;
-	}
 	return 0;
 }

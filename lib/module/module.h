@@ -195,8 +195,6 @@ const char *ms_verify_str(enum ms_verify v);
 /* Rejects names a debugger command could be confused by. */
 int ms_check_name(const char *what, const char *name, struct ms_err *err);
 bool ms_section_is_init(const char *name);
-/* Checks a map's addresses are not hidden (all zero). */
-int ms_map_check_visible(const struct ms_map *map, struct ms_err *err);
 
 /*
  * Checks a file against the loaded module: build-id, else srcversion, and
@@ -245,5 +243,31 @@ int ms_debuginfo_find(struct ms_finder *fi, const struct ms_module *mod,
 		      struct ms_debuginfo **ret, struct ms_err *err);
 void ms_debuginfo_free(struct ms_debuginfo *d);
 const char *ms_dsource_str(enum ms_dsource s);
+
+/* ---- one module, resolved (resolve.c) ---- */
+
+/* A module with its file, layout and debug info, for the commands. */
+struct ms_resolved {
+	struct ms_modfile *file;
+	struct ms_layout *layout;
+	struct ms_debuginfo *debug;
+};
+
+/*
+ * Finds mod's file (path if not NULL, else through fi), checks it is the
+ * loaded build and of the map's machine, lays it out (flags:
+ * MS_LAYOUT_*; MS_LAYOUT_FORCE also forces a --debug-file) and finds its
+ * debug info (debug_file if not NULL). -ENOENT if no file is found.
+ */
+int ms_module_resolve(struct ms_finder *fi, const struct ms_map *map,
+		      const struct ms_module *mod, const char *path,
+		      const char *debug_file, unsigned int flags,
+		      struct ms_resolved *ret, struct ms_err *err);
+void ms_resolved_clear(struct ms_resolved *r);
+/*
+ * The file ms_module_resolve would take for mod (the best candidate, even
+ * of another build), to name it; NULL if none (or no memory).
+ */
+char *ms_module_file_path(struct ms_finder *fi, const struct ms_module *mod);
 
 #endif

@@ -17,10 +17,53 @@
 /*
  * 32-bit modules (i386, arm) need 32-bit addresses: user space with any
  * VMSPLIT lies below 0x40000000; from 0x10000000, above where
- * lib/layout.c parks what is not loaded (0x0bad0000), one after another.
+ * module/layout.c parks what is not loaded (0x0bad0000), one after another.
  */
 #define PLACE_BASE_32 UINT64_C(0x10000000)
 #define PLACE_GAP_32 UINT64_C(0x10000)
+
+int ms_map_add_placed(struct ms_map *map, const char *name,
+		      const struct ms_modfile *f, uint64_t base,
+		      struct ms_err *err)
+{
+	size_t nsec = ms_modfile_section_count(f);
+	struct ms_module *n, *m;
+	uint64_t at = base;
+
+	n = realloc(map->modules, (map->nmodules + 1) * sizeof(*n));
+	if (!n)
+		return ms_err_errno(err, ENOMEM, "map");
+	map->modules = n;
+	m = &map->modules[map->nmodules];
+	memset(m, 0, sizeof(*m));
+	m->name = strdup(name);
+	m->initstate = strdup("coming");
+	m->sections = calloc(nsec ? nsec : 1, sizeof(*m->sections));
+	/* The module is that file: a frame of another build is not its. */
+	if (ms_modfile_build_id(f))
+		m->build_id = strdup(ms_modfile_build_id(f));
+	if (!m->name || !m->initstate || !m->sections ||
+	    (ms_modfile_build_id(f) && !m->build_id)) {
+		ms_module_clear(m);
+		return ms_err_errno(err, ENOMEM, "map");
+	}
+	map->nmodules++;
+	for (size_t i = 0; i < nsec; i++) {
+		const struct ms_filesec *fs = ms_modfile_section(f, i);
+		uint64_t align =
+			fs->align > 1 && fs->align <= 4096 ? fs->align : 1;
+
+		if (!(fs->flags & SHF_ALLOC) || fs->size == 0)
+			continue;
+		at = (at + align - 1) & ~(align - 1);
+		m->sections[m->nsections].name = strdup(fs->name);
+		if (!m->sections[m->nsections].name)
+			return ms_err_errno(err, ENOMEM, "map");
+		m->sections[m->nsections++].addr = at;
+		at += fs->size;
+	}
+	return 0;
+}
 
 /* The bytes ms_map_add_placed lays f out in, and a gap. */
 static uint64_t placed_span(const struct ms_modfile *f)

@@ -124,4 +124,38 @@ uint64_t ms_arm64_strip_pac(uint64_t addr);
 /* Whether a map's machine (uname -m) is arm64's. */
 bool ms_machine_arm64(const char *machine);
 
+/* ---- modules loaded when first needed (lazy.c) ---- */
+
+struct ms_lazy_opts {
+	unsigned int layout_flags; /* MS_LAYOUT_* for each module */
+	bool no_index; /* read the DWARF, never an index (nor write one) */
+	/* Told once of each module whose file is not found (may be NULL). */
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
+};
+
+/*
+ * A symbolizer over the map (and its core symbols) whose modules are
+ * found, checked and added when an address or name first needs them:
+ * resolving one address opens one module file, not every loaded one.
+ * With an index directory in the cache unless o->no_index.
+ */
+struct ms_lazy;
+int ms_lazy_new(struct ms_finder *fi, const struct ms_map *map,
+		const struct ms_lazy_opts *o, struct ms_lazy **ret,
+		struct ms_err *err);
+void ms_lazy_free(struct ms_lazy *z);
+struct ms_symbolizer *ms_lazy_symbolizer(const struct ms_lazy *z);
+/* The file of the module named, once loaded; NULL before or if none. */
+const struct ms_modfile *ms_lazy_file(const struct ms_lazy *z,
+				      const char *name);
+/* Loads the module named (if it is in the map); 0 also if it has no file. */
+int ms_lazy_by_name(struct ms_lazy *z, const char *name, struct ms_err *err);
+/* Loads the module that may hold addr, if any. */
+int ms_lazy_by_addr(struct ms_lazy *z, uint64_t addr, struct ms_err *err);
+/* After modules were added to the map (which sorts and moves them). */
+int ms_lazy_sync(struct ms_lazy *z, struct ms_err *err);
+/* The first failure to make or write an index, once (ms_symbolizer_index_error). */
+int ms_lazy_index_error(struct ms_lazy *z, struct ms_err *err);
+
 #endif

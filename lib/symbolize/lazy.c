@@ -2,12 +2,13 @@
 /*
  * Modules loaded into a symbolizer on demand, by name or by address, so
  * resolving one address opens one module file, not every loaded one.
+ * The top of symbolize/: it uses module/'s ms_module_resolve for each.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "symbolize.h"
 
 /*
  * UNSAID: could not be loaded for an address that may not be its, so
@@ -21,6 +22,19 @@ struct start {
 	size_t mod;
 };
 
+struct ms_lazy {
+	struct ms_finder *fi;
+	struct ms_lazy_opts o;
+	const struct ms_map *map;
+	struct ms_symbolizer *sym;
+	struct ms_resolved *res; /* per map module */
+	char *state; /* per map module: UNTRIED, LOADED, ... */
+	struct start *starts; /* every section start, sorted */
+	size_t nstarts;
+	const char **names; /* per map module, as res and state are */
+	size_t nmods;
+};
+
 static int cmp_start(const void *a, const void *b)
 {
 	const struct start *x = a, *y = b;
@@ -30,18 +44,18 @@ static int cmp_start(const void *a, const void *b)
 
 /*
  * Whether a section of the map can hold an address: a freed .init.* one
- * cannot (its memory is reused), and lib/layout.c loads .init.* only for
+ * cannot (its memory is reused), and module/layout.c loads .init.* only for
  * a module still initializing, or with --init.
  */
-static bool holds(const struct lazy *z, const struct ms_module *m,
+static bool holds(const struct ms_lazy *z, const struct ms_module *m,
 		  const struct ms_section *s)
 {
-	return !ms_section_is_init(s->name) || z->o->init ||
+	return !ms_section_is_init(s->name) || (z->o.layout_flags & MS_LAYOUT_INIT) ||
 	       (m->initstate && strcmp(m->initstate, "coming") == 0);
 }
 
 /* Every section start of the map that can hold an address, sorted, into z. */
-static int index_starts(struct lazy *z, struct ms_err *err)
+static int index_starts(struct ms_lazy *z, struct ms_err *err)
 {
 	const struct ms_map *map = z->map;
 	size_t n = 0;
@@ -67,35 +81,56 @@ static int index_starts(struct lazy *z, struct ms_err *err)
 	return 0;
 }
 
-static void use_index(struct lazy *z);
+static void use_index(struct ms_lazy *z);
 
-int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
-	      const struct opts *o, const struct ms_map *map,
-	      struct ms_err *err)
+int ms_lazy_new(struct ms_finder *fi, const struct ms_map *map,
+		const struct ms_lazy_opts *o, struct ms_lazy **ret,
+		struct ms_err *err)
 {
+	struct ms_lazy *z = calloc(1, sizeof(*z));
 	int r;
 
-	memset(z, 0, sizeof(*z));
-	z->ctx = ctx;
+	if (!z)
+		return ms_err_errno(err, ENOMEM, "symbols");
 	z->fi = fi;
-	z->o = o;
+	z->o = *o;
 	z->map = map;
 	z->nmods = map->nmodules;
 	z->res = calloc(map->nmodules + 1, sizeof(*z->res));
 	z->state = calloc(map->nmodules + 1, 1);
 	z->names = calloc(map->nmodules + 1, sizeof(*z->names));
-	if (!z->res || !z->state || !z->names)
-		return ms_err_errno(err, ENOMEM, "symbols");
-	for (size_t i = 0; i < map->nmodules; i++)
+	r = z->res && z->state && z->names ?
+		    0 :
+		    ms_err_errno(err, ENOMEM, "symbols");
+	for (size_t i = 0; !r && i < map->nmodules; i++)
 		z->names[i] = map->modules[i].name;
-	r = index_starts(z, err);
+	if (!r)
+		r = index_starts(z, err);
 	if (!r)
 		r = ms_symbolizer_new(&z->sym, err);
 	if (!r)
 		ms_symbolizer_set_core(z->sym, map);
 	if (!r && !o->no_index)
 		use_index(z);
-	return r;
+	if (r) {
+		ms_lazy_free(z);
+		return r;
+	}
+	*ret = z;
+	return 0;
+}
+
+struct ms_symbolizer *ms_lazy_symbolizer(const struct ms_lazy *z)
+{
+	return z->sym;
+}
+
+const struct ms_modfile *ms_lazy_file(const struct ms_lazy *z,
+				      const char *name)
+{
+	const struct ms_module *m = ms_map_find(z->map, name);
+
+	return m ? z->res[m - z->map->modules].file : NULL;
 }
 
 /*
@@ -103,23 +138,19 @@ int lazy_init(struct lazy *z, const struct ms_ctx *ctx, struct ms_finder *fi,
  * costs speed, not answers: say so once, when an index could not be
  * written, and go on from the DWARF.
  */
-static void use_index(struct lazy *z)
+static void use_index(struct ms_lazy *z)
 {
 	struct ms_err err = { 0 };
 	char *dir = NULL;
 
-	if (ms_cache_subdir(z->ctx, "index", &dir, &err) == 0)
+	if (ms_cache_subdir(ms_finder_ctx(z->fi), "index", &dir, &err) == 0)
 		ms_symbolizer_set_index_dir(z->sym, dir);
 	free(dir);
 }
 
-void lazy_index_warn(struct lazy *z)
+int ms_lazy_index_error(struct ms_lazy *z, struct ms_err *err)
 {
-	struct ms_err err = { 0 };
-
-	if (z->sym && ms_symbolizer_index_error(z->sym, &err) < 0)
-		warn("no index written (the next run reads the DWARF again): %s",
-		     err.msg);
+	return z->sym ? ms_symbolizer_index_error(z->sym, err) : 0;
 }
 
 /*
@@ -127,14 +158,19 @@ void lazy_index_warn(struct lazy *z)
  * ms_map_finish sorts them by name: what was loaded moves with its name,
  * and its layout is told where its module now is.
  */
-int lazy_sync(struct lazy *z, struct ms_err *err)
+int ms_lazy_sync(struct ms_lazy *z, struct ms_err *err)
 {
 	const struct ms_map *map = z->map;
 	size_t n = map->nmodules;
-	struct resolved *res = calloc(n + 1, sizeof(*res));
-	char *state = calloc(n + 1, 1);
-	const char **names = calloc(n + 1, sizeof(*names));
+	struct ms_resolved *res;
+	char *state;
+	const char **names;
 
+	if (n == z->nmods)
+		return 0;
+	res = calloc(n + 1, sizeof(*res));
+	state = calloc(n + 1, 1);
+	names = calloc(n + 1, sizeof(*names));
 	if (!res || !state || !names) {
 		free(res);
 		free(state);
@@ -163,15 +199,18 @@ int lazy_sync(struct lazy *z, struct ms_err *err)
 	return index_starts(z, err);
 }
 
-void lazy_clear(struct lazy *z)
+void ms_lazy_free(struct ms_lazy *z)
 {
+	if (!z)
+		return;
 	ms_symbolizer_free(z->sym);
 	for (size_t i = 0; z->res && i < z->nmods; i++)
-		resolved_clear(&z->res[i]);
+		ms_resolved_clear(&z->res[i]);
 	free(z->res);
 	free(z->state);
 	free(z->starts);
 	free(z->names);
+	free(z);
 }
 
 /*
@@ -179,7 +218,7 @@ void lazy_clear(struct lazy *z)
  * not; a module that cannot be loaded then says nothing, and its address
  * is no module's.
  */
-static int load(struct lazy *z, size_t i, bool quiet, struct ms_err *err)
+static int load(struct ms_lazy *z, size_t i, bool quiet, struct ms_err *err)
 {
 	const struct ms_module *mod = &z->map->modules[i];
 	struct ms_err merr = { 0 };
@@ -189,12 +228,14 @@ static int load(struct lazy *z, size_t i, bool quiet, struct ms_err *err)
 	    (z->state[i] == UNSAID && quiet))
 		return 0;
 	z->state[i] = quiet ? UNSAID : MISSING;
-	r = resolve(z->ctx, z->fi, z->o, z->map, mod, NULL, &z->res[i], &merr);
+	r = ms_module_resolve(z->fi, z->map, mod, NULL, NULL,
+			      z->o.layout_flags, &z->res[i], &merr);
 	if (r && r != -ENOMEM && quiet)
 		return 0;
 	if (r == -ENOENT) {
 		/* Its frames and addresses stay as they are; say so once. */
-		warn("%s", merr.msg);
+		if (z->o.note)
+			z->o.note(z->o.note_arg, merr.msg);
 		return 0;
 	}
 	if (r) {
@@ -207,7 +248,7 @@ static int load(struct lazy *z, size_t i, bool quiet, struct ms_err *err)
 	return r;
 }
 
-int lazy_by_name(struct lazy *z, const char *name, struct ms_err *err)
+int ms_lazy_by_name(struct ms_lazy *z, const char *name, struct ms_err *err)
 {
 	const struct ms_module *m = ms_map_find(z->map, name);
 
@@ -221,7 +262,7 @@ int lazy_by_name(struct lazy *z, const char *name, struct ms_err *err)
  * its last start, it may as well be past its end (above every module,
  * between two), which only the sections' sizes, from its file, tell.
  */
-int lazy_by_addr(struct lazy *z, uint64_t addr, struct ms_err *err)
+int ms_lazy_by_addr(struct ms_lazy *z, uint64_t addr, struct ms_err *err)
 {
 	size_t lo = MS_UPPER_BOUND(z->starts, z->nstarts, addr, addr), mod;
 

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A whole debugger script for a map: the architecture, the core kernel's
+ * symbols, then each module's commands (emit.c), or what kept a module
+ * out. gdb and lldb differ only in the lines emit.c writes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emit.h"
+
+int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
+			  size_t *len_ret, struct ms_err *err)
+{
+	FILE *tmp = tmpfile();
+	off_t len;
+	char *buf;
+	int r;
+
+	if (!tmp)
+		return ms_err_errno(err, errno, "temporary file");
+	r = ms_kallsyms_elf(map, fileno(tmp), err);
+	if (!r && ((len = lseek(fileno(tmp), 0, SEEK_END)) < 0 ||
+		   lseek(fileno(tmp), 0, SEEK_SET) < 0))
+		r = ms_err_errno(err, errno, "temporary file");
+	if (!r && !(buf = malloc((size_t)len + 1)))
+		r = ms_err_errno(err, ENOMEM, "kallsyms ELF");
+	if (!r && read(fileno(tmp), buf, (size_t)len) != len) {
+		free(buf);
+		r = ms_err_errno(err, EIO, "temporary file");
+	}
+	fclose(tmp);
+	if (r)
+		return r;
+	*buf_ret = buf;
+	*len_ret = (size_t)len;
+	return 0;
+}
+
+/*
+ * The architecture a script sets is the map's machine line; without one
+ * that modsect knows, the module files', which must then agree.
+ */
+struct arch_vote {
+	int em, cls, data;
+	char *path; /* the first module file, NULL before it */
+};
+
+static int vote(struct arch_vote *v, const struct ms_modfile *f,
+		struct ms_err *err)
+{
+	int em, cls, data;
+	char a[96], b[96];
+
+	ms_modfile_machine(f, &em, &cls, &data);
+	if (!v->path) {
+		*v = (struct arch_vote){ em, cls, data,
+					 strdup(ms_modfile_path(f)) };
+		return v->path ? 0 : ms_err_errno(err, ENOMEM, "architecture");
+	}
+	if (em == v->em && cls == v->cls && data == v->data)
+		return 0;
+	return ms_err_set(
+		err, EBADMSG,
+		"%s is for %s but %s is for %s: without a machine line in the map, the module files must say which machine the kernel is, and they disagree",
+		ms_modfile_path(f), ms_elf_machine_str(em, cls, a, sizeof(a)),
+		v->path, ms_elf_machine_str(v->em, v->cls, b, sizeof(b)));
+}
+
+/* The architecture lines of the script, and why that architecture. */
+static void emit_arch(FILE *out, const struct ms_map *map,
+		      const struct arch_vote *v, bool lldb)
+{
+	const struct ms_arch *a =
+		map->machine ? ms_arch_of_machine(map->machine) : NULL;
+	char why[160], m[96];
+
+	if (a)
+		snprintf(why, sizeof(why), "machine %s in the map",
+			 map->machine);
+	else if (v->path && (a = ms_arch_of_elf(v->em, v->cls, v->data)))
+		snprintf(why, sizeof(why), "%s module files; %s%s%s",
+			 a->machine, map->machine ? "the map's machine " : "",
+			 map->machine ? map->machine :
+					"the map has no machine line",
+			 map->machine ? " is not one modsect knows" : "");
+	else if (v->path)
+		snprintf(why, sizeof(why),
+			 "module files for %s, map machine %s",
+			 ms_elf_machine_str(v->em, v->cls, m, sizeof(m)),
+			 map->machine ? map->machine : "not given");
+	else
+		snprintf(why, sizeof(why), "map machine %s",
+			 map->machine ? map->machine : "not given");
+	if (lldb)
+		ms_emit_lldb_arch(out, a, why);
+	else
+		ms_emit_gdb_arch(out, a, why);
+}
+
+/* One module's commands into out; -ENOENT if its file is not found. */
+static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
+		    const struct ms_map *map, const struct ms_module *mod,
+		    FILE *out, struct arch_vote *v, struct ms_err *err)
+{
+	struct ms_resolved r = { 0 };
+	int rc = ms_module_resolve(fi, map, mod, so->path, so->debug_file,
+				   so->layout_flags, &r, err);
+
+	if (!rc && !(map->machine && ms_arch_of_machine(map->machine)))
+		rc = vote(v, r.file, err);
+	if (!rc)
+		rc = so->lldb ? ms_emit_lldb(out, r.layout, err) :
+				ms_emit_gdb(out, r.layout, err);
+	ms_resolved_clear(&r);
+	return rc;
+}
+
+/* A debug vmlinux instead of kallsyms: checked, and moved by KASLR. */
+static int emit_vmlinux(const struct ms_script_opts *o,
+			const struct ms_map *map, bool lldb, FILE *out,
+			struct ms_err *err)
+{
+	char *note = NULL, *q = NULL;
+	int64_t off;
+	int r = ms_vmlinux_offset(o->vmlinux, map, o->force, &off, &note, err);
+	uint64_t mag;
+
+	if (!r)
+		r = lldb ? ms_quote_lldb(o->vmlinux, &q, err) :
+			   ms_quote_gdb(o->vmlinux, &q, err);
+	if (!r) {
+		mag = off < 0 ? -(uint64_t)off : (uint64_t)off;
+		fprintf(out,
+			"# core kernel: %s, KASLR offset %s0x%" PRIx64 "; %s\n",
+			o->vmlinux, off < 0 ? "-" : "", mag, note);
+		if (lldb)
+			fprintf(out,
+				"target modules add %s\ntarget modules load --file %s --slide %" PRId64
+				"\n",
+				q, q, off);
+		else
+			fprintf(out, "add-symbol-file %s -o %s0x%" PRIx64 "\n",
+				q, off < 0 ? "-" : "", mag);
+	}
+	free(q);
+	free(note);
+	return r;
+}
+
+/*
+ * The core kernel first, so module symbols come after it: the kallsyms
+ * ELF, kept in the cache under its content hash like a decompressed module.
+ */
+static int emit_kernel(const struct ms_ctx *ctx, const struct ms_script_opts *o,
+		       const struct ms_map *map, bool lldb, FILE *out,
+		       struct ms_err *err)
+{
+	char *buf = NULL, *path = NULL, *q = NULL;
+	size_t len;
+	int r;
+
+	if (o->vmlinux)
+		return emit_vmlinux(o, map, lldb, out, err);
+	r = ms_kallsyms_elf_bytes(map, &buf, &len, err);
+
+	if (!r)
+		r = ms_cache_store(ctx, buf, len, ".kallsyms.elf", &path, err);
+	if (!r)
+		r = lldb ? ms_quote_lldb(path, &q, err) :
+			   ms_quote_gdb(path, &q, err);
+	if (!r) {
+		fprintf(out,
+			"# core kernel: %zu symbols from kallsyms at their runtime addresses\n",
+			map->ncore);
+		if (lldb)
+			fprintf(out,
+				"target modules add %s\ntarget modules load --file %s --slide 0\n",
+				q, q);
+		else
+			fprintf(out, "add-symbol-file %s\n", q);
+	}
+	free(q);
+	free(path);
+	free(buf);
+	return r;
+}
+
+
+/* With --all, what is there to do: a release to find files by, modules. */
+static int check_all(const struct ms_script_opts *so, const struct ms_map *map,
+		     struct ms_err *err)
+{
+	/*
+	 * With no release, no --moddir and no --search there is nowhere to
+	 * look: one line saying what to give, not one warning per module.
+	 */
+	if (!map->release && !so->where_given)
+		return ms_err_set(
+			err, ENOENT,
+			"%s does not say which kernel it is from (no release line), so module files cannot be found: give --moddir DIR or --search DIR",
+			map->origin);
+	if (!map->nmodules)
+		return ms_err_set(err, ENOENT, "%s has no modules",
+				  map->origin);
+	return 0;
+}
+
+/* A module --all passes over, said in the script and to the caller. */
+static int skip(FILE *out, const struct ms_module *mod,
+		struct ms_script_result *res, const struct ms_err *why)
+{
+	fprintf(out, "# %s: skipped, %s\n", mod->name, why->msg);
+	if (ms_grow(&res->skipped, res->nskipped, sizeof(*res->skipped), 8) ||
+	    !(res->skipped[res->nskipped] = strdup(why->msg)))
+		return -ENOMEM;
+	res->nskipped++;
+	return 0;
+}
+
+/* The core kernel and each module, into body. */
+static int script_body(FILE *body, struct ms_finder *fi,
+		       const struct ms_map *map,
+		       const struct ms_script_opts *so, struct arch_vote *v,
+		       struct ms_script_result *res, struct ms_err *err)
+{
+	size_t done = 0;
+	int r = 0;
+
+	if (so->kernel)
+		r = emit_kernel(ms_finder_ctx(fi), so, map, so->lldb, body, err);
+	for (size_t i = 0; i < map->nmodules && !r; i++) {
+		const struct ms_module *mod = &map->modules[i];
+
+		if (so->only && !ms_modname_eq(mod->name, so->only))
+			continue;
+		r = emit_one(fi, so, map, mod, body, v, err);
+		/* --all covers what it can; the rest is said, not hidden. */
+		if (r == -ENOENT && !so->only)
+			r = skip(body, mod, res, err) ?
+				    ms_err_errno(err, ENOMEM, "script") :
+				    0;
+		else if (!r)
+			done++;
+	}
+	if (!r && !so->only && done == 0)
+		r = ms_err_set(
+			err, ENOENT,
+			"no module file found for any of the %zu modules in %s",
+			map->nmodules, map->origin);
+	return r;
+}
+
+int ms_script_write(FILE *out, struct ms_finder *fi, const struct ms_map *map,
+		    const struct ms_script_opts *so,
+		    struct ms_script_result *res, struct ms_err *err)
+{
+	struct ms_buf b = { 0 };
+	struct arch_vote v = { 0 };
+	int r = so->only ? 0 : check_all(so, map, err);
+
+	memset(res, 0, sizeof(*res));
+	if (!r)
+		r = ms_buf_open(&b, err);
+	/* b holds what follows the header, which may need the files. */
+	if (!r)
+		r = script_body(b.f, fi, map, so, &v, res, err);
+	if (!r)
+		r = ms_buf_close(&b, err);
+	if (!r) {
+		fprintf(out, "# %s, by %s from %s (kernel %s)\n",
+			so->lldb ? "lldb commands; load with: command source FILE" :
+				   "gdb commands; load with: source FILE",
+			so->producer, map->origin,
+			map->release ? map->release : "release unknown");
+		emit_arch(out, map, &v, so->lldb);
+		fwrite(b.data, 1, b.len, out);
+	}
+	free(v.path);
+	ms_buf_free(&b);
+	return r;
+}
+
+void ms_script_result_clear(struct ms_script_result *res)
+{
+	for (size_t i = 0; i < res->nskipped; i++)
+		free(res->skipped[i]);
+	free(res->skipped);
+	memset(res, 0, sizeof(*res));
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* From what the user named to a checked map: see source.h. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "source.h"
+
+#ifndef MODSECT_STATIC
+/* --remote, --vmcore: the map from the kernel's memory. */
+static int read_memory(const struct ms_source *s, const char *only_module,
+		       unsigned int flags, struct ms_map **ret,
+		       struct ms_err *err)
+{
+	struct ms_remote_opts ro = { s->baud, s->timeout_ms };
+	struct ms_mem_src src = { 0 };
+	int r;
+
+	if (s->remote)
+		r = ms_remote_open(s->remote, &ro, &src.mem, err);
+	else
+		r = ms_vmcore_open(s->vmcore, &src.mem, err);
+	if (r)
+		return r;
+	src.kernel_image = s->kernel_image;
+	src.force = s->force;
+	src.module_at = s->module_at;
+	r = ms_map_read_memory(&src, only_module, flags, ret, err);
+	if (s->mem_stats)
+		fprintf(stderr, "modsect: %s: %llu requests, %llu bytes\n",
+			src.mem->origin,
+			(unsigned long long)src.mem->nrequests,
+			(unsigned long long)src.mem->nbytes);
+	ms_mem_free(src.mem);
+	return r;
+}
+#endif
+
+int ms_source_read(const struct ms_ctx *ctx, const struct ms_source *src,
+		   const char *only_module, unsigned int flags,
+		   struct ms_map **ret, struct ms_err *err)
+{
+	struct ms_map *map;
+	int r;
+
+#ifndef MODSECT_STATIC
+	if (src->remote || src->vmcore)
+		r = read_memory(src, only_module, flags, &map, err);
+	else
+#endif
+	if (src->capture)
+		r = ms_map_read_capture(src->capture, &map, err);
+	else
+		r = ms_map_read_live(ctx, only_module, flags, &map, err);
+	if (r)
+		return r;
+	r = ms_map_check_visible(map, err);
+	if (!r && only_module && !ms_map_find(map, only_module))
+		r = ms_err_set(err, ENOENT, "module %s is not in %s",
+			       only_module, map->origin);
+	if (r) {
+		ms_map_free(map);
+		return r;
+	}
+	*ret = map;
+	return 0;
+}
