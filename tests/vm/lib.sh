@@ -809,9 +809,78 @@ vm_modsect() {
 	export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$VM_DIR/../lsan.supp}
 }
 
-# The checks' output: "ok: ..." / "FAIL: ..." lines counted in npass and
-# nfail, detail lines indented under a failure.  (smoke.sh keeps its own.)
-npass=0 nfail=0
-ok() { printf 'ok: %s\n' "$*"; npass=$((npass + 1)); }
-bad() { printf 'FAIL: %s\n' "$*"; nfail=$((nfail + 1)); }
-detail() { sed 's/^/    | /'; }
+# The checks' vocabulary is the unit tests' (tests/common.sh): "ok - DESC",
+# "not ok - DESC" with details indented (detail), and `summary` last: "N
+# passed, N failed".
+# shellcheck source=tests/common.sh
+. "$VM_DIR/../common.sh"
+# The check lines start with the script's name, as the unit tests' do
+# (test.sh sets the name of each of its parts instead).
+TNAME=${TNAME-$(basename "$0" .sh)}
+
+# vm_run NAME CMD...: CMD's stdout in $W/NAME.out, stderr in $W/NAME.err,
+# its time in seconds in $W/NAME.time ($W: the script's work directory).
+# Returns CMD's status.  A sanitizer report is a failed check by itself.
+vm_run() {
+	local name=$1 rc=0 t0 t1
+	shift
+	t0=$(date +%s.%N)
+	"$@" >"$W/$name.out" 2>"$W/$name.err" || rc=$?
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' >"$W/$name.time"
+	if sanitizer_report "$W/$name.err"; then
+		not_ok "$name: $*: sanitizer report"
+		head -n 30 "$W/$name.err" | detail
+	fi
+	return "$rc"
+}
+
+# ms NAME ARGS...: vm_run NAME "$MODSECT" ARGS.  (tests/lib.sh's ms, for
+# the unit tests, has one output file and no NAME.)
+ms() {
+	local name=$1
+	shift
+	vm_run "$name" "$MODSECT" "$@"
+}
+
+# expect_refused NAME DESC ERE... -- CMD...: CMD (vm_run NAME) must fail
+# and its stderr match every ERE (grep -E), each a word the user needs
+# (the reason, a build-id).  One check: ok "DESC: <stderr's start>".
+expect_refused() {
+	local name=$1 desc=$2 res=() e rc=0
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		res+=("$1")
+		shift
+	done
+	shift
+	vm_run "$name" "$@" || rc=$?
+	if [ "$rc" = 0 ]; then
+		not_ok "$desc: accepted (exit 0)"
+		head -n 5 "$W/$name.out" | detail
+		return
+	fi
+	for e in "${res[@]}"; do
+		if ! grep -qE -- "$e" "$W/$name.err"; then
+			not_ok "$desc: exit $rc, but stderr does not say /$e/"
+			head -n 5 "$W/$name.err" | detail
+			return
+		fi
+	done
+	ok "$desc: exit $rc, saying: $(head -c 300 "$W/$name.err")"
+}
+
+# vm_gdb_try CMD: the gdb script lines that run CMD in Python and print
+# "GDB ERROR: <message>" if it is a gdb error, else "NO ERROR" (a failing
+# gdb command would end a -batch script).
+vm_gdb_try() {
+	cat <<GDB
+python
+try:
+    gdb.execute("$1")
+    print("NO ERROR")
+except gdb.error as e:
+    print("GDB ERROR: %s" % e)
+end
+GDB
+}

@@ -54,7 +54,8 @@
 #     reads every capture; a module listed in sys/module but gone when read
 #     is reported on stderr.
 #
-# Prints "ok: ..." / "FAIL: ..." per check, then "N passed, N failed".
+# Prints "ok - test: ..." / "not ok - test: ..." per check (tests/common.sh),
+# then "N passed, N failed" alone on the last line.
 # Exit status 1 if anything failed.
 #
 # Environment: MODSECT (default ./modsect), MODSECT_STATIC (static modsect
@@ -87,8 +88,7 @@ DEF_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/modsect
 
 finish() {
 	echo "timing: boot ${VM_BOOT_SECONDS:-?}s, total $(($(date +%s) - t_start))s"
-	echo "$npass passed, $nfail failed"
-	[ "$nfail" = 0 ]
+	summary
 }
 
 # --- boot (or attach) -------------------------------------------------------
@@ -162,18 +162,7 @@ TD=$(dirname "$VM_TESTMOD_KO")
 cp "$MODSECT_ORIG" "$W/modsect" || vm_die "cannot copy $MODSECT_ORIG"
 MODSECT=$W/modsect
 
-# ms NAME ARGS...: run modsect; stdout in $W/NAME.out, stderr in $W/NAME.err.
-# Returns modsect's exit status.  A sanitizer report is a failure by itself.
-ms() {
-	local name=$1 rc=0
-	shift
-	"$MODSECT" "$@" >"$W/$name.out" 2>"$W/$name.err" || rc=$?
-	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$W/$name.err"; then
-		bad "modsect $*: sanitizer report"
-		head -n 30 "$W/$name.err" | detail
-	fi
-	return "$rc"
-}
+# lib.sh's `ms NAME ARGS` runs it, output in $W/NAME.out and .err.
 
 # --- the modules and their files ---------------------------------------------
 # module_files LIST KODIR: for each module file in LIST, the line
@@ -203,11 +192,11 @@ mod_orig() { awk -v m="$1" '$1 == m { print $3 }' "$W/modules"; }
 
 # Every module must have loaded, and the guest's kallsyms must know it.
 if grep -q '^FAIL' "$VM_RUN/insmod.txt"; then
-	bad "guest insmod failed"
+	not_ok "guest insmod failed"
 	detail <"$VM_RUN/insmod.txt"
 fi
 for m in $MODS; do
-	grep -q "^$m .text 0x" "$VM_RUN/sections.txt" || bad "$m: no .text in the guest's sysfs sections"
+	grep -q "^$m .text 0x" "$VM_RUN/sections.txt" || not_ok "$m: no .text in the guest's sysfs sections"
 done
 # The guest loaded the stripped test module: no DWARF in the guest.  The
 # checks below find the module file on the host with --search "$TD", which
@@ -220,7 +209,7 @@ if cmp -s "$guest_ko" "$VM_TESTMOD_KO_STRIPPED" && ! readelf -SW "$guest_ko" | g
 	[ "$(vm_build_id "$VM_TESTMOD_DEBUG")" = "$GUEST_ID" ]; then
 	ok "guest loaded the stripped modsect_test.ko (no .debug_*), build-id $GUEST_ID (notes/) == full .ko == --only-keep-debug file"
 else
-	bad "guest's modsect_test is not the stripped module with build-id ${VM_TESTMOD_BUILD_ID:-?} (guest notes/: ${GUEST_ID:-none})"
+	not_ok "guest's modsect_test is not the stripped module with build-id ${VM_TESTMOD_BUILD_ID:-?} (guest notes/: ${GUEST_ID:-none})"
 fi
 
 # --- the captures ---------------------------------------------------------------
@@ -236,11 +225,11 @@ CAP_grep=$W/sysfs-grep.txt
 	cat "$VM_RUN/sysfs-grep.txt" "$VM_RUN/kallsyms.txt"
 } >"$CAP_grep"
 if [ -z "${MODSECT_STATIC:-}" ]; then
-	bad "MODSECT_STATIC not set: the guest ran no modsect capture"
+	not_ok "MODSECT_STATIC not set: the guest ran no modsect capture"
 elif grep -qx 'rc=0' "$VM_RUN/capture-stderr.txt" && grep -q '^modsect-capture ' "$CAP_static"; then
 	ok "static modsect capture in the guest: rc=0, $(grep -c '^section ' "$CAP_static") sections, $(grep -c '^kallsyms ' "$CAP_static") kallsyms lines"
 else
-	bad "static modsect capture in the guest failed"
+	not_ok "static modsect capture in the guest failed"
 	detail <"$VM_RUN/capture-stderr.txt"
 fi
 CAPS="static shloop grep"
@@ -263,7 +252,7 @@ for c in $CAPS; do
 	rc=0
 	ms "gdb-all-$c" gdb --all --capture "$F" "${VM_MODDIR_ARGS[@]}" --search "$TD" -o "$W/$c.gdb" || rc=$?
 	if [ "$rc" != 0 ] || [ ! -s "$W/$c.gdb" ]; then
-		bad "[$c] modsect gdb --all --capture: rc=$rc"
+		not_ok "[$c] modsect gdb --all --capture: rc=$rc"
 		detail <"$W/gdb-all-$c.err"
 		continue
 	fi
@@ -273,14 +262,14 @@ for c in $CAPS; do
 	if [ "$n" = "$nm" ]; then
 		ok "[$c] gdb --all: $n add-symbol-file commands for $n loaded modules"
 	else
-		bad "[$c] gdb --all: $n add-symbol-file commands, $nm modules loaded"
+		not_ok "[$c] gdb --all: $n add-symbol-file commands, $nm modules loaded"
 	fi
 	for m in $MODS; do
 		want_file=$(awk -v m="$m" '$1 == m { print $3 }' "$W/modules")
 		want_text=$(awk -v m="$m" '$1 == m && $2 == ".text" { print $3 }' "$VM_RUN/sections.txt")
 		read -r _ got_file got_text got_ver <<<"$(awk -v m="$m" '$1 == m' "$W/$c.facts")"
 		if [ -z "${got_file:-}" ]; then
-			bad "[$c] gdb --all: no add-symbol-file for $m"
+			not_ok "[$c] gdb --all: no add-symbol-file for $m"
 			continue
 		fi
 		# The module file itself, or where gdb would misread it (6.12's
@@ -291,26 +280,26 @@ for c in $CAPS; do
 			*) ok "[$c] $m: add-symbol-file ${got_file##*/} $got_text: $VM_DBGFILE" ;;
 			esac
 		else
-			bad "[$c] $m: add-symbol-file $got_file $got_text, want $want_file (or its debugger copy) $want_text: $VM_DBGFILE"
+			not_ok "[$c] $m: add-symbol-file $got_file $got_text, want $want_file (or its debugger copy) $want_text: $VM_DBGFILE"
 		fi
 		if [ "$c" = static ]; then
 			want_id=$(awk -v m="$m" '$1 == m { print $2 }' "$VM_RUN/build-id.txt")
 			if [ -n "$want_id" ] && [ "$got_ver" = "$want_id" ]; then
 				ok "[$c] $m: verified: build-id $want_id"
 			else
-				bad "[$c] $m: verification '$got_ver', want build-id ${want_id:-?}"
+				not_ok "[$c] $m: verification '$got_ver', want build-id ${want_id:-?}"
 			fi
 		elif [ "$got_ver" = unverified ]; then
 			ok "[$c] $m: unverified (the capture has no build-ids)"
 		else
-			bad "[$c] $m: verification '$got_ver', want unverified"
+			not_ok "[$c] $m: verification '$got_ver', want unverified"
 		fi
 	done
 	if [ "$c" != static ] && [ -s "$W/static.gdb" ]; then
 		if diff <(grep '^add-symbol-file ' "$W/static.gdb") <(grep '^add-symbol-file ' "$W/$c.gdb") >"$W/$c.diff"; then
 			ok "[$c] add-symbol-file commands identical to the static capture's"
 		else
-			bad "[$c] add-symbol-file commands differ from the static capture's"
+			not_ok "[$c] add-symbol-file commands differ from the static capture's"
 			detail <"$W/$c.diff"
 		fi
 	fi
@@ -382,9 +371,9 @@ if [ -n "$PCPU_KALL" ]; then
 elif ! vm_kconfig KALLSYMS_ALL && ! grep -q ' modsect_test_pcpu$' "$W/sym/modsect_test.kall"; then
 	ok "modsect_test_pcpu and CPU 0's copy of it (skipped on $VM_PROFILE: no CONFIG_KALLSYMS_ALL, kallsyms lists no variables, so no per-cpu base); sections must say .data..percpu is not loaded"
 else
-	bad "modsect_test_pcpu not among the symbols to check"
+	not_ok "modsect_test_pcpu not among the symbols to check"
 fi
-grep -q '^modsect_test_poke ' "$W/sym/modsect_test.exp" || bad "modsect_test_poke not among the symbols to check"
+grep -q '^modsect_test_poke ' "$W/sym/modsect_test.exp" || not_ok "modsect_test_poke not among the symbols to check"
 
 # compare_addrs LABEL EXPFILE OUTFILE TAG [RTAG]: every "<name> <addr>" of
 # EXPFILE must appear as "<TAG> <name> <hex>" in OUTFILE with the same
@@ -397,7 +386,7 @@ compare_addrs() {
 	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
 		ok "$label: $nok/$nok symbol addresses == kallsyms"
 	else
-		bad "$label: $nbad of $((nok + nbad)) symbol addresses differ from kallsyms"
+		not_ok "$label: $nbad of $((nok + nbad)) symbol addresses differ from kallsyms"
 		sed '$d' <<<"$res" | detail
 	fi
 }
@@ -433,7 +422,7 @@ compare_where() {
 	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
 		ok "$label: info symbol names all $nok kallsyms addresses"
 	else
-		bad "$label: info symbol wrong for $nbad of $((nok + nbad)) kallsyms addresses"
+		not_ok "$label: info symbol wrong for $nbad of $((nok + nbad)) kallsyms addresses"
 		sed '$d' <<<"$res" | detail
 	fi
 }
@@ -482,10 +471,10 @@ if [ -s "$W/static.gdb" ]; then
 	timeout "$GDB_TIMEOUT" "$GDB" -q -nx -batch -x "$W/live.gdb" >"$W/live.out" 2>&1 </dev/null || rc=$?
 else
 	rc=none
-	bad "gdb live: no script from the static capture"
+	not_ok "gdb live: no script from the static capture"
 fi
 T_GDB_LIVE=$(($(date +%s) - t0))
-[ "$rc" = 0 ] || bad "gdb live: exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+[ "$rc" = 0 ] || not_ok "gdb live: exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
 for m in $MODS; do
 	compare_addrs "gdb live: $m" "$W/sym/$m.uexp" "$W/live.out" SYM RSYM
 done
@@ -495,33 +484,33 @@ if [ -z "$PCPU_READ" ]; then
 elif [ "$pcpu" = "$WANT_PCPU" ]; then
 	ok "gdb live: per-cpu modsect_test_pcpu of CPU 0 reads $pcpu through \$gs_base + &modsect_test_pcpu"
 else
-	bad "gdb live: per-cpu modsect_test_pcpu reads '${pcpu}', want $WANT_PCPU"
+	not_ok "gdb live: per-cpu modsect_test_pcpu reads '${pcpu}', want $WANT_PCPU"
 	grep '^PCPU' "$W/live.out" | detail
 fi
 sed -n '/^==INFO-SYMBOL-LOW==$/,/^==END==$/p' "$W/live.out" | sed '1d;$d' >"$W/live.low"
 if grep -qx 'No symbol matches 0x10.' "$W/live.low"; then
 	ok "gdb live: info symbol 0x10 names no symbol"
 else
-	bad "gdb live: info symbol 0x10 says: $(cat "$W/live.low")"
+	not_ok "gdb live: info symbol 0x10 says: $(cat "$W/live.low")"
 fi
 sed -n '/^==BT==$/,/^==END==$/p' "$W/live.out" | sed '1d;$d' >"$W/live.bt"
 if grep -qE "^$BP_RE, (0x[0-9a-f]+ in )?modsect_test_poke \(value=$POKE\) at .*modsect_test\.c:[0-9]+" "$W/live.out"; then
 	ok "gdb live: breakpoint on modsect_test_poke hit with value=$POKE"
 else
-	bad "gdb live: breakpoint on modsect_test_poke not reported"
+	not_ok "gdb live: breakpoint on modsect_test_poke not reported"
 	tail -n 20 "$W/live.out" | detail
 fi
 if grep -qE "^#0 +(0x[0-9a-f]+ in )?modsect_test_poke \(value=$POKE\) at .*modsect_test\.c:[0-9]+" "$W/live.bt"; then
 	ok "gdb live: bt #0 is $(grep -oE 'modsect_test_poke \(value=[0-9]+\) at [^ ]*modsect_test\.c:[0-9]+' "$W/live.bt" | sed 's|at .*/|at |')"
 else
-	bad "gdb live: bt does not show modsect_test_poke at modsect_test.c:LINE"
+	not_ok "gdb live: bt does not show modsect_test_poke at modsect_test.c:LINE"
 	detail <"$W/live.bt"
 fi
 # The caller is poke_set (a static function: from the module's symtab).
 if grep -qE '^#1 +0x[0-9a-f]+ in poke_set ' "$W/live.bt"; then
 	ok "gdb live: bt #1 is poke_set"
 else
-	bad "gdb live: bt #1 is not poke_set"
+	not_ok "gdb live: bt #1 is not poke_set"
 	detail <"$W/live.bt"
 fi
 for kv in "VALUE $POKE" "DATA $WANT_DATA" "TABLE 68" ${PCPU_READ:+"PCPUHIT $WANT_PCPU"}; do
@@ -530,13 +519,13 @@ for kv in "VALUE $POKE" "DATA $WANT_DATA" "TABLE 68" ${PCPU_READ:+"PCPUHIT $WANT
 	if [ "$got" = "$2" ]; then
 		ok "gdb live: at the breakpoint $(echo "$1" | tr A-Z a-z) = $got"
 	else
-		bad "gdb live: at the breakpoint $1 = '${got}', want $2"
+		not_ok "gdb live: at the breakpoint $1 = '${got}', want $2"
 	fi
 done
 if vm_wait_for "^==MODSECT-ACK $ack_n poke $POKE rc=0==\$" 60; then
 	ok "guest completed the poke after gdb detached"
 else
-	bad "guest did not acknowledge the poke"
+	not_ok "guest did not acknowledge the poke"
 	vm_resume || true
 fi
 
@@ -553,13 +542,13 @@ for c in static shloop; do
 		rc=0
 		ms "gdb-$c-$m" gdb --capture "$F" "${VM_MODDIR_ARGS[@]}" --search "$TD" "$m" -o "$W/$c-$m.gdb" || rc=$?
 		if [ "$rc" != 0 ]; then
-			bad "[$c] modsect gdb $m: rc=$rc"
+			not_ok "[$c] modsect gdb $m: rc=$rc"
 			detail <"$W/gdb-$c-$m.err"
 			continue
 		fi
 		if ! diff <(grep '^add-symbol-file ' "$W/$c-$m.gdb") \
 			<(grep "^add-symbol-file $(awk -v m="$m" '$1 == m { print $2 }' "$W/$c.facts") " "$W/$c.gdb") >/dev/null; then
-			bad "[$c] modsect gdb $m differs from its line in gdb --all"
+			not_ok "[$c] modsect gdb $m differs from its line in gdb --all"
 		fi
 		mapfile -t wx < <(where_ex "$W/sym/$m.exp")
 		timeout "$GDB_TIMEOUT" "$GDB" -nx -batch -ex "set architecture $GDB_ARCH" -x "$W/$c-$m.gdb" \
@@ -584,7 +573,7 @@ compare_addrs "[static] gdb offline, --all script" "$W/sym/all.uexp" "$W/offline
 if tail -n1 "$W/offline-all.out" | grep -qx 'No symbol matches 0x10.'; then
 	ok "[static] gdb offline, --all script: info symbol 0x10 names no symbol"
 else
-	bad "[static] gdb offline, --all script: info symbol 0x10 says: $(tail -n1 "$W/offline-all.out")"
+	not_ok "[static] gdb offline, --all script: info symbol 0x10 says: $(tail -n1 "$W/offline-all.out")"
 fi
 T_GDB_OFFLINE=$(($(date +%s) - t0))
 
@@ -613,7 +602,7 @@ check_lldb() {
 		# The file lldb got: the module file, or modsect's copy for lldb.
 		lf=$(awk -v m="$m" '/^# [A-Za-z0-9_]+ \(/ { cur = $2 } /^target modules add "/ && cur == m { f = $0; sub(/^target modules add "/, "", f); sub(/"$/, "", f); print f }' "$script")
 		if ! vm_dbgfile_ok "$lf" "$(mod_orig "$m")" lldb; then
-			bad "lldb $label: $m: target modules add '$lf': $VM_DBGFILE"
+			not_ok "lldb $label: $m: target modules add '$lf': $VM_DBGFILE"
 		fi
 		res=$(awk -v f="${lf##*/}" '
 			FILENAME == ARGV[1] { alias[$1 " " $2] = 1; next }
@@ -643,7 +632,7 @@ check_lldb() {
 		if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
 			ok "lldb $label: image lookup -a names all $nok kallsyms addresses of $m$([ "${nsec0:-0}" = 0 ] || echo " ($nsec0 as <section> + 0)")"
 		else
-			bad "lldb $label: image lookup -a wrong for $nbad of $((nok + nbad)) addresses of $m"
+			not_ok "lldb $label: image lookup -a wrong for $nbad of $((nok + nbad)) addresses of $m"
 			sed '$d' <<<"$res" | detail
 		fi
 	done
@@ -651,7 +640,7 @@ check_lldb() {
 	if awk '/^\(lldb\) image lookup -a 0x10$/ { on = 1; next } on && /Summary:|Address:/ { f = 1 } END { exit !(on && !f) }' "$W/lldb-run-$label.out"; then
 		ok "lldb $label: image lookup -a 0x10 finds nothing"
 	else
-		bad "lldb $label: image lookup -a 0x10 found something (or lldb did not get there)"
+		not_ok "lldb $label: image lookup -a 0x10 found something (or lldb did not get there)"
 		tail -n 5 "$W/lldb-run-$label.out" | detail
 	fi
 }
@@ -659,7 +648,7 @@ t0=$(date +%s)
 if [ "${MODSECT_VM_LLDB:-1}" = 0 ]; then
 	echo "skip: lldb (MODSECT_VM_LLDB=0)"
 elif ! (vm_need_pkgs lldb:lldb) || ! command -v lldb >/dev/null 2>&1; then
-	bad "lldb not installed (apt-get install -y lldb, or MODSECT_VM_LLDB=0)"
+	not_ok "lldb not installed (apt-get install -y lldb, or MODSECT_VM_LLDB=0)"
 else
 	for c in static shloop; do
 		F=$(cap_file "$c")
@@ -668,7 +657,7 @@ else
 		if [ "$rc" = 0 ]; then
 			check_lldb "$c-modsect_test" "$W/$c-modsect_test.lldb" modsect_test
 		else
-			bad "[$c] modsect lldb modsect_test: rc=$rc"
+			not_ok "[$c] modsect lldb modsect_test: rc=$rc"
 			detail <"$W/lldb-$c-modsect_test.err"
 		fi
 	done
@@ -678,7 +667,7 @@ else
 		# shellcheck disable=SC2086
 		check_lldb static-all "$W/static-all.lldb" $MODS
 	else
-		bad "[static] modsect lldb --all: rc=$rc"
+		not_ok "[static] modsect lldb --all: rc=$rc"
 		detail <"$W/lldb-static-all.err"
 	fi
 fi
@@ -691,34 +680,34 @@ if ms sections-static sections --capture "$CAP_static" "${VM_MODDIR_ARGS[@]}" --
 	if awk '$1 == ".init.text" && $NF == "freed" { f = 1 } END { exit !f }' "$o"; then
 		ok "sections modsect_test: .init.text freed"
 	else
-		bad "sections modsect_test: .init.text not listed as freed"
+		not_ok "sections modsect_test: .init.text not listed as freed"
 		detail <"$o"
 	fi
 	if awk -v t="$text" '$1 == ".text" && $2 == t && $NF == "loaded" { f = 1 } END { exit !f }' "$o"; then
 		ok "sections modsect_test: .text $text loaded"
 	else
-		bad "sections modsect_test: .text not at $text / not loaded"
+		not_ok "sections modsect_test: .text not at $text / not loaded"
 	fi
 	if [ -z "$PCPU_KALL" ]; then
 		if awk '$1 == ".data..percpu" && $NF == "not-loaded" { f = 1 } END { exit !f }' "$o"; then
 			ok "sections modsect_test: .data..percpu not-loaded (kallsyms gives no per-cpu base on $VM_PROFILE)"
 		else
-			bad "sections modsect_test: .data..percpu not shown as not-loaded (kallsyms has no modsect_test_pcpu)"
+			not_ok "sections modsect_test: .data..percpu not shown as not-loaded (kallsyms has no modsect_test_pcpu)"
 			detail <"$o"
 		fi
 	elif awk '$1 == ".data..percpu" && $NF == "percpu" { f = 1 } END { exit !f }' "$o"; then
 		ok "sections modsect_test: .data..percpu is percpu"
 	else
-		bad "sections modsect_test: .data..percpu not shown as percpu"
+		not_ok "sections modsect_test: .data..percpu not shown as percpu"
 	fi
 	if grep -qE '^verified: +build-id' "$o" && grep -qE '^module: +modsect_test \(live\)' "$o"; then
 		ok "sections modsect_test: live, verified: build-id"
 	else
-		bad "sections modsect_test: header lacks 'live' / 'verified: build-id'"
+		not_ok "sections modsect_test: header lacks 'live' / 'verified: build-id'"
 		head -n 3 "$o" | detail
 	fi
 else
-	bad "modsect sections --capture static modsect_test failed"
+	not_ok "modsect sections --capture static modsect_test failed"
 	detail <"$W/sections-static.err"
 fi
 pcpu_kall=$PCPU_KALL
@@ -732,7 +721,7 @@ if ms sections-json sections --json --capture "$CAP_static" "${VM_MODDIR_ARGS[@]
 	if [ "$got" = "build-id freed $pcpu_want" ]; then
 		ok "sections --json: build-id, .init.text freed, .data..percpu ${pcpu_kall:+at 0x$pcpu_kall}${pcpu_kall:-not-loaded, no address}"
 	else
-		bad "sections --json: '$got', want 'build-id freed $pcpu_want'"
+		not_ok "sections --json: '$got', want 'build-id freed $pcpu_want'"
 	fi
 fi
 for c in static shloop; do
@@ -747,18 +736,18 @@ for c in static shloop; do
 			if [ "${gv:-}" = "$want" ] && [ "$(readlink -f "${gf:-/nonexistent}")" = "$wf" ]; then
 				n=$((n + 1))
 			else
-				bad "[$c] list: $m: '${gv:-}' '${gf:-}', want $want $wf"
+				not_ok "[$c] list: $m: '${gv:-}' '${gf:-}', want $want $wf"
 			fi
 		done
 		nl=$(awk 'NR > 1' "$W/list-$c.out" | wc -l)
 		if [ "$n" = "$(wc -l <"$W/modules")" ] && [ "$nl" = "$n" ]; then
 			ok "[$c] list: all $n modules $want, right files"
 		else
-			bad "[$c] list: $n of $nl lines right"
+			not_ok "[$c] list: $n of $nl lines right"
 			detail <"$W/list-$c.out"
 		fi
 	else
-		bad "[$c] modsect list --capture failed"
+		not_ok "[$c] modsect list --capture failed"
 		detail <"$W/list-$c.err"
 	fi
 done
@@ -768,7 +757,7 @@ if ms list-json list --json --capture "$CAP_static" "${VM_MODDIR_ARGS[@]}" --sea
 	if [ "$got" = "$want" ]; then
 		ok "list --json: every module verified by build-id"
 	else
-		bad "list --json: '$got', want '$want'"
+		not_ok "list --json: '$got', want '$want'"
 	fi
 fi
 
@@ -779,7 +768,7 @@ if ms gdb-stripped gdb --capture "$CAP_static" modsect_test "$VM_TESTMOD_KO_STRI
 	[ "$(asf "$W/gdb-stripped.out")" = "$(asf "$W/static-modsect_test.gdb")" ]; then
 	ok "gdb modsect_test FILE with the stripped file (same build-id): verified, same addresses"
 else
-	bad "gdb modsect_test FILE with the stripped file: not verified or other addresses"
+	not_ok "gdb modsect_test FILE with the stripped file: not verified or other addresses"
 	cat "$W/gdb-stripped.err" "$W/gdb-stripped.out" | detail
 fi
 isofs_file=$(mod_file isofs)
@@ -788,14 +777,14 @@ ms gdb-wrongfile gdb --capture "$CAP_static" modsect_test "$isofs_file" || rc=$?
 if [ "$rc" = 3 ] && [ ! -s "$W/gdb-wrongfile.out" ]; then
 	ok "gdb modsect_test with isofs.ko as FILE: refused (exit 3: $(head -n1 "$W/gdb-wrongfile.err"))"
 else
-	bad "gdb modsect_test with isofs.ko as FILE: exit $rc, want 3 and no output"
+	not_ok "gdb modsect_test with isofs.ko as FILE: exit $rc, want 3 and no output"
 fi
 init_addr=$(awk '$1 == "modsect_test" && $2 == ".init.text" { print $3 }' "$VM_RUN/sections.txt")
 if ms gdb-init gdb --init --capture "$CAP_static" --search "$TD" modsect_test &&
 	grep -q -- "-s .init.text $init_addr " "$W/gdb-init.out"; then
 	ok "gdb --init keeps .init.text at its stale address $init_addr"
 else
-	bad "gdb --init: .init.text is not at $init_addr"
+	not_ok "gdb --init: .init.text is not at $init_addr"
 	grep '^add-symbol-file' "$W/gdb-init.out" | tr ' ' '\n' | grep -A1 -x -- .init.text | detail
 fi
 # The sh loop without its "release" line: stock modules need --moddir.
@@ -805,13 +794,13 @@ ms gdb-norel gdb --capture "$W/norelease.txt" --search "$TD" isofs || rc=$?
 if [ "$rc" = 1 ]; then
 	ok "gdb isofs from a capture without release, no --moddir: not found (exit 1)"
 else
-	bad "gdb isofs from a capture without release, no --moddir: exit $rc, want 1"
+	not_ok "gdb isofs from a capture without release, no --moddir: exit $rc, want 1"
 fi
 if ms gdb-moddir gdb --all --capture "$W/norelease.txt" --moddir "$VM_MODDIR" --search "$TD" &&
 	[ "$(asf "$W/gdb-moddir.out")" = "$(asf "$W/shloop.gdb")" ]; then
 	ok "gdb --all --moddir $VM_MODDIR on a capture without release: same commands"
 else
-	bad "gdb --all --moddir on a capture without release: other commands"
+	not_ok "gdb --all --moddir on a capture without release: other commands"
 	detail <"$W/gdb-moddir.err"
 fi
 
@@ -826,7 +815,7 @@ else
 		[ "$(grep -c ' build-id ' "$VM_RUN/live-list.txt")" = "$(wc -l <"$W/modules")" ]; then
 		ok "live in the guest: modsect list: $(wc -l <"$W/modules") modules, all verified by build-id"
 	else
-		bad "live in the guest: modsect list"
+		not_ok "live in the guest: modsect list"
 		detail <"$VM_RUN/live-list.txt"
 	fi
 	if [ "$(live_rc gdb)" = rc=0 ] && [ -s "$W/static.gdb" ] &&
@@ -834,7 +823,7 @@ else
 		[ "$(grep -c '^# verified: build-id' "$VM_RUN/live-gdb.txt")" = "$(wc -l <"$W/modules")" ]; then
 		ok "live in the guest: modsect gdb --all: same addresses as from the capture, $(wc -l <"$W/modules") verified"
 	else
-		bad "live in the guest: modsect gdb --all differs from the capture's"
+		not_ok "live in the guest: modsect gdb --all differs from the capture's"
 		diff <(asf_args "$VM_RUN/live-gdb.txt") <(asf_args "$W/static.gdb") | detail
 	fi
 	# The guest's file is /lib/modules/REL/extra/modsect_test.ko, the stripped
@@ -851,7 +840,7 @@ else
 		grep -q '^# modsect_test (live) from /lib/modules/.*/modsect_test.ko$' "$VM_RUN/live-lldb.txt"; then
 		ok "live in the guest: modsect lldb modsect_test$([ "${LIVE_COPY:--}" = - ] || echo " (lldb reads its copy $LIVE_COPY: the guest's module with sh_addr 0)")"
 	else
-		bad "live in the guest: modsect lldb modsect_test"
+		not_ok "live in the guest: modsect lldb modsect_test"
 		detail <"$VM_RUN/live-lldb.txt"
 	fi
 	if [ "$(live_rc sections)" = rc=0 ] &&
@@ -860,7 +849,7 @@ else
 		grep -q '^verified: build-id' "$VM_RUN/live-sections.txt"; then
 		ok "live in the guest: modsect sections: .init.text freed, per-cpu base from /proc/kallsyms"
 	else
-		bad "live in the guest: modsect sections"
+		not_ok "live in the guest: modsect sections"
 		detail <"$VM_RUN/live-sections.txt"
 	fi
 	# The guest has the stripped module only: live modsect finds no DWARF.
@@ -869,20 +858,20 @@ else
 		grep -q '^# debug info: none found' <(awk '/^# modsect_test \(/ { on = 1; next } /^# [A-Za-z0-9_]+ \(/ { on = 0 } on' "$VM_RUN/live-gdb.txt"); then
 		ok "live in the guest: modsect_test verified by build-id, DEBUG '-', gdb: '# debug info: none found' (the guest has no DWARF)"
 	else
-		bad "live in the guest: modsect_test should have no debug info in the guest (list: '${lv:-}' '${ld:-}')"
+		not_ok "live in the guest: modsect_test should have no debug info in the guest (list: '${lv:-}' '${ld:-}')"
 		grep -A4 '^# modsect_test (' "$VM_RUN/live-gdb.txt" | detail
 	fi
 	read -r _ lid lsrc lver _ <<<"$(awk '$1 == "modsect_test"' "$VM_RUN/live-debuginfo.txt")"
 	if [ "$(live_rc debuginfo)" = rc=1 ] && [ "${lid:-}" = "$GUEST_ID" ] && [ "${lsrc:-}" = - ] && [ "${lver:-}" = - ]; then
 		ok "live in the guest: modsect debuginfo --offline --all: exit 1, modsect_test $lid source '-'"
 	else
-		bad "live in the guest: modsect debuginfo --offline --all: $(live_rc debuginfo), modsect_test '${lid:-}' '${lsrc:-}' '${lver:-}'"
+		not_ok "live in the guest: modsect debuginfo --offline --all: $(live_rc debuginfo), modsect_test '${lid:-}' '${lsrc:-}' '${lver:-}'"
 		detail <"$VM_RUN/live-debuginfo.txt"
 	fi
 	if [ ! -s "$VM_RUN/live-stderr.txt" ]; then
 		ok "live in the guest: nothing on stderr (no sanitizer report)"
 	else
-		bad "live in the guest: stderr"
+		not_ok "live in the guest: stderr"
 		detail <"$VM_RUN/live-stderr.txt"
 	fi
 fi
@@ -914,7 +903,7 @@ di_check() {
 		[ "${gsrc:-}" = "$wsrc" ] && [ "${gver:-}" = "$wver" ] && [ "${gfile:-}" = "$wfile" ]; then
 		ok "debuginfo $label: exit $rc, build-id $gid (== guest notes/), source $gsrc, verified $gver, ${gfile#"$DI/"}"
 	else
-		bad "debuginfo $label: exit $rc, '${gid:-}' '${gsrc:-}' '${gver:-}' '${gfile:-}'; want exit $wrc, $ID $wsrc $wver $wfile"
+		not_ok "debuginfo $label: exit $rc, '${gid:-}' '${gsrc:-}' '${gver:-}' '${gfile:-}'; want exit $wrc, $ID $wsrc $wver $wfile"
 		cat "$W/$name.out" "$W/$name.err" | detail
 	fi
 }
@@ -933,7 +922,7 @@ if ms di-build-id-json debuginfo --json --capture "$CAP_static" --search "$SD" -
 	if [ "$got" = "$ID debug-dir build-id $DD_FILE" ]; then
 		ok "debuginfo --json: build_id, source debug-dir, verified build-id, file"
 	else
-		bad "debuginfo --json: '$got', want '$ID debug-dir build-id $DD_FILE'"
+		not_ok "debuginfo --json: '$got', want '$ID debug-dir build-id $DD_FILE'"
 	fi
 fi
 
@@ -948,7 +937,7 @@ di_check "--search, --debug-dir DD2 (DD2/modsect_test.ko.debug)" di-name 0 debug
 MD=$DI/root/lib/modules/$KREL
 mkdir -p "$MD/extra"
 cp "$VM_TESTMOD_KO_STRIPPED" "$MD/extra/modsect_test.ko"
-depmod -b "$DI/root" "$KREL" 2>/dev/null || bad "depmod -b $DI/root failed"
+depmod -b "$DI/root" "$KREL" 2>/dev/null || not_ok "depmod -b $DI/root failed"
 DD3=$DI/dd-tree
 mkdir -p "$DD3/lib/modules/$KREL/extra"
 cp "$VM_TESTMOD_DEBUG" "$DD3/lib/modules/$KREL/extra/modsect_test.ko"
@@ -978,7 +967,7 @@ if "${VM_CROSS}objcopy" --update-section ".note.gnu.build-id=$DI/other-build-id.
 		grep -qE "^debug: +$DD_FILE \(debug-dir, build-id\)" "$W/sections-skip.out"; then
 		ok "sections: debug: $(grep -oE '\.build-id/[^ ]+ \(debug-dir, build-id\)' "$W/sections-skip.out"); skipped: the other build ($BAD_ID)"
 	else
-		bad "sections: no 'skipped:' line for $BAD_FILE, or debug: not from $DD"
+		not_ok "sections: no 'skipped:' line for $BAD_FILE, or debug: not from $DD"
 		sed -n '1,/^SECTION/p' "$W/sections-skip.out" | detail
 	fi
 	command -v jq >/dev/null 2>&1 || echo "skip: --json checks (no jq)"
@@ -991,11 +980,11 @@ if "${VM_CROSS}objcopy" --update-section ".note.gnu.build-id=$DI/other-build-id.
 		if [ "$got" = "debug-dir $DD_FILE $BAD_FILE" ]; then
 			ok "$what --json: debug_source debug-dir, debug_file from DD, debug_skipped names the other build"
 		else
-			bad "$what --json: '$got', want 'debug-dir $DD_FILE $BAD_FILE' (README: debug_skipped in JSON)"
+			not_ok "$what --json: '$got', want 'debug-dir $DD_FILE $BAD_FILE' (README: debug_skipped in JSON)"
 		fi
 	done
 else
-	bad "could not make a debug file with another build-id (objcopy --update-section)"
+	not_ok "could not make a debug file with another build-id (objcopy --update-section)"
 fi
 
 # (d) no debug info at all: the stripped file only, --offline.
@@ -1006,7 +995,7 @@ if [ "$rc" = 0 ] && grep -q '^# debug info: none found' "$DI/none.gdb" &&
 	vm_dbgfile_ok "$(awk '/^add-symbol-file / { print $2 }' "$DI/none.gdb")" "$SD/modsect_test.ko"; then
 	ok "gdb, stripped only, --offline: '$(grep '^# debug info:' "$DI/none.gdb")', add-symbol-file the stripped file$(case $VM_DBGFILE in *" itself") ;; *) echo ": $VM_DBGFILE" ;; esac)"
 else
-	bad "gdb, stripped only, --offline: exit $rc, want '# debug info: none found' and the stripped file (or its debugger copy): ${VM_DBGFILE:-}"
+	not_ok "gdb, stripped only, --offline: exit $rc, want '# debug info: none found' and the stripped file (or its debugger copy): ${VM_DBGFILE:-}"
 	cat "$DI/none.gdb" "$W/gdb-none.err" | detail
 fi
 # ... and then gdb has symbols but neither lines nor types (the control for
@@ -1017,7 +1006,7 @@ if grep -q '^No line number information available for address 0x[0-9a-f]* <modse
 	grep -q 'no debug info' "$DI/none-gdb.out"; then
 	ok "gdb with the stripped module alone: no line number information, no types"
 else
-	bad "gdb with the stripped module alone shows lines or types (should have none)"
+	not_ok "gdb with the stripped module alone shows lines or types (should have none)"
 	detail <"$DI/none-gdb.out"
 fi
 
@@ -1026,14 +1015,14 @@ asf_mod() { awk -v m="$2" '/^# [A-Za-z0-9_]+ \(/ { cur = $2 } /^add-symbol-file 
 check_dbg_script() {
 	local label=$1 script=$2 dfile=$3 src=$4 m fine=1
 	if ! grep -qxF "# debug info: $dfile ($src, verified by build-id)" "$script"; then
-		bad "$label: no '# debug info: $dfile ($src, verified by build-id)'"
+		not_ok "$label: no '# debug info: $dfile ($src, verified by build-id)'"
 		grep '^# debug info' "$script" | detail
 		return
 	fi
 	# The debug file, or gdb's copy of it (sections not at 0 on 6.12).
 	if ! vm_dbgfile_ok "$(asf_mod "$script" modsect_test | cut -d' ' -f2)" "$dfile" ||
 		[ "$(asf_mod "$script" modsect_test | cut -d' ' -f3-)" != "$(asf_mod "$W/static.gdb" modsect_test | cut -d' ' -f3-)" ]; then
-		bad "$label: modsect_test's add-symbol-file is not '$dfile' (or its debugger copy) with the addresses of the static capture's script: $VM_DBGFILE"
+		not_ok "$label: modsect_test's add-symbol-file is not '$dfile' (or its debugger copy) with the addresses of the static capture's script: $VM_DBGFILE"
 		diff <(asf_mod "$W/static.gdb" modsect_test | tr ' ' '\n') <(asf_mod "$script" modsect_test | tr ' ' '\n') | detail
 		return
 	fi
@@ -1044,7 +1033,7 @@ check_dbg_script() {
 	if [ -n "$fine" ]; then
 		ok "$label: add-symbol-file ${dfile#"$DI/"}$(case $VM_DBGFILE in *" itself") ;; *) echo " ($VM_DBGFILE)" ;; esac) + the map's addresses; other modules as before"
 	else
-		bad "$label: the other modules' add-symbol-file lines differ from the static capture's script"
+		not_ok "$label: the other modules' add-symbol-file lines differ from the static capture's script"
 	fi
 }
 rc=0
@@ -1052,7 +1041,7 @@ ms gdb-dd gdb --all --capture "$CAP_static" "${VM_MODDIR_ARGS[@]}" --search "$SD
 if [ "$rc" = 0 ]; then
 	check_dbg_script "gdb --all --search STRIPPED --debug-dir DD" "$DI/dd.gdb" "$DD_FILE" debug-dir
 else
-	bad "gdb --all --search STRIPPED --debug-dir DD: exit $rc"
+	not_ok "gdb --all --search STRIPPED --debug-dir DD: exit $rc"
 	detail <"$W/gdb-dd.err"
 fi
 
@@ -1060,7 +1049,7 @@ fi
 DFD=$DI/debuginfod
 DFD_URL=
 if ! (vm_need_pkgs debuginfod:debuginfod curl:curl) >/dev/null 2>&1; then
-	bad "debuginfod or curl missing (apt-get install -y debuginfod curl)"
+	not_ok "debuginfod or curl missing (apt-get install -y debuginfod curl)"
 else
 	mkdir -p "$DFD/files"
 	cp "$VM_TESTMOD_DEBUG" "$DFD/files/modsect_test.ko.debug"
@@ -1095,14 +1084,14 @@ else
 			grep -qE "UA:elfutils.* GET /buildid/$ID/debuginfo 200 " "$DFD/log.$try"; then
 			ok "debuginfod: modsect's request is in the server's log; the cached file is the --only-keep-debug file"
 		else
-			bad "debuginfod: no request from libdebuginfod in the server log, or the cached file differs"
+			not_ok "debuginfod: no request from libdebuginfod in the server log, or the cached file differs"
 			grep 'GET ' "$DFD/log.$try" | detail
 		fi
 		DEBUGINFOD_URLS=$DFD_URL DEBUGINFOD_TIMEOUT=20 DEBUGINFOD_CACHE_PATH=$DFD/cache-offline \
 			di_check "DEBUGINFOD_URLS set, --offline" di-dfd-offline 1 - - \
 			--capture "$CAP_static" --search "$SD" --offline modsect_test
 		if [ -n "$(ls -A "$DFD/cache-offline" 2>/dev/null)" ]; then
-			bad "debuginfo --offline wrote to the debuginfod cache"
+			not_ok "debuginfo --offline wrote to the debuginfod cache"
 		fi
 		# Every module: only modsect_test is on the server.
 		t2=$(date +%s)
@@ -1114,7 +1103,7 @@ else
 			awk '$1 == "modsect_test" && $3 == "debuginfod" && $4 == "build-id" { f = 1 } END { exit !f }' "$W/di-dfd-all.out"; then
 			ok "debuginfo --all with debuginfod: exit 1, modsect_test from debuginfod, the $nnone stock modules '-' ($(($(date +%s) - t2))s)"
 		else
-			bad "debuginfo --all with debuginfod: exit $rc"
+			not_ok "debuginfo --all with debuginfod: exit $rc"
 			cat "$W/di-dfd-all.out" "$W/di-dfd-all.err" | detail
 		fi
 		rc=0
@@ -1123,11 +1112,11 @@ else
 		if [ "$rc" = 0 ]; then
 			check_dbg_script "gdb --all --search STRIPPED with debuginfod" "$DI/dfd.gdb" "$DFD/cache/$ID/debuginfo" debuginfod
 		else
-			bad "gdb --all --search STRIPPED with debuginfod: exit $rc"
+			not_ok "gdb --all --search STRIPPED with debuginfod: exit $rc"
 			detail <"$W/gdb-dfd.err"
 		fi
 	else
-		bad "debuginfod did not serve /buildid/$ID/debuginfo within 20 s"
+		not_ok "debuginfod did not serve /buildid/$ID/debuginfo within 20 s"
 		tail -n 20 "$DFD"/log.* | detail
 	fi
 	dfd_stop
@@ -1171,7 +1160,7 @@ live_src() {
 	} >"$o.gdb"
 	ack=$(($(grep -c '^==MODSECT-ACK ' "$VM_RUN/serial1.log" || true) + 1))
 	timeout "$GDB_TIMEOUT" "$GDB" -q -nx -batch -x "$o.gdb" >"$o.out" 2>&1 </dev/null || rc=$?
-	[ "$rc" = 0 ] || bad "$label: gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+	[ "$rc" = 0 ] || not_ok "$label: gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
 	compare_addrs "$label: modsect_test" "$W/sym/modsect_test.uexp" "$o.out" SYM RSYM
 	compare_where "$label: modsect_test" modsect_test "$W/sym/modsect_test.exp" "$o.out" RSYM
 	# "Breakpoint 1, modsect_test_poke (value=N) at PATH:LINE", then "LINE<tab>text".
@@ -1181,18 +1170,18 @@ live_src() {
 		if grep -qxF "$line	$text" "$o.out" && [ -n "$text" ]; then
 			ok "$label: Breakpoint 1, modsect_test_poke (value=$poke) at ${path##*/}:$line, source line shown: '$text'"
 		else
-			bad "$label: breakpoint at ${path##*/}:$line but gdb did not show its source line '$text'"
+			not_ok "$label: breakpoint at ${path##*/}:$line but gdb did not show its source line '$text'"
 			grep -A2 -E "^$BP_RE," "$o.out" | detail
 		fi
 	else
-		bad "$label: no 'Breakpoint 1, modsect_test_poke (value=$poke) at .../modsect_test.c:LINE' (with a readable source file)"
+		not_ok "$label: no 'Breakpoint 1, modsect_test_poke (value=$poke) at .../modsect_test.c:LINE' (with a readable source file)"
 		tail -n 20 "$o.out" | detail
 	fi
 	if sed -n '/^==LIST==$/,/^==END==$/p' "$o.out" | grep -qF "noinline int modsect_test_poke(int value)" &&
 		[ -n "${line:-}" ] && sed -n '/^==LIST==$/,/^==END==$/p' "$o.out" | grep -qxF "$line	$text"; then
 		ok "$label: list shows modsect_test.c around line $line ('noinline int modsect_test_poke(int value)')"
 	else
-		bad "$label: list does not show the source of modsect_test_poke"
+		not_ok "$label: list does not show the source of modsect_test_poke"
 		sed -n '/^==LIST==$/,/^==END==$/p' "$o.out" | detail
 	fi
 	# arm64: the first line starts at the DWARF entry, gdb's &modsect_test_poke,
@@ -1205,19 +1194,19 @@ live_src() {
 		sed -n '/^==PTYPE==$/,/^==END==$/p' "$o.out" | grep -qx 'type = const unsigned int \[8\]'; then
 		ok "$label: info line modsect_test_poke starts at the kallsyms address 0x$POKE_ADDR$([ "$lpoke" = "$POKE_ADDR" ] || echo " (its DWARF entry 0x$lpoke, after the patchable NOPs)"); ptype modsect_test_table from DWARF"
 	else
-		bad "$label: info line / ptype wrong (want a line of modsect_test.c at 0x$POKE_ADDR, const unsigned int [8])"
+		not_ok "$label: info line / ptype wrong (want a line of modsect_test.c at 0x$POKE_ADDR, const unsigned int [8])"
 		sed -n '/^==INFO-LINE==$/,/^==END==$/p' "$o.out" | detail
 	fi
 	if [ "$(awk '$1 == "VALUE" { print $2 }' "$o.out")" = "$poke" ] &&
 		[ "$(awk '$1 == "DATA" { print $2 }' "$o.out")" = "$want_data" ]; then
 		ok "$label: at the breakpoint value = $poke, modsect_test_data = $want_data"
 	else
-		bad "$label: at the breakpoint $(grep -E '^(VALUE|DATA)' "$o.out" | tr '\n' ' '), want value $poke, data $want_data"
+		not_ok "$label: at the breakpoint $(grep -E '^(VALUE|DATA)' "$o.out" | tr '\n' ' '), want value $poke, data $want_data"
 	fi
 	if vm_wait_for "^==MODSECT-ACK $ack poke $poke rc=0==\$" 60; then
 		ok "$label: guest completed poke $poke after gdb detached"
 	else
-		bad "$label: guest did not acknowledge poke $poke"
+		not_ok "$label: guest did not acknowledge poke $poke"
 		vm_resume || true
 	fi
 }
@@ -1242,14 +1231,14 @@ mkdir -p "$DC"
 SRC=$VM_DIR/testmod/modsect_test.c
 # The path in the DWARF: the module is built from a copy in $TD.
 SRCFILE=$TD/modsect_test.c
-cmp -s "$SRC" "$SRCFILE" || bad "decode: $SRCFILE (the compiled copy) differs from $SRC"
+cmp -s "$SRC" "$SRCFILE" || not_ok "decode: $SRCFILE (the compiled copy) differs from $SRC"
 # The source lines, found in the source itself.
 srcline() { grep -nF -- "$1" "$SRC" | head -n 1 | cut -d: -f1; }
 L_WARN=$(srcline 'WARN(1, "modsect_test: warn %d\n", value);')
 L_INLINE_CALL=$(srcline '	modsect_test_warn_inline(value);')
 L_WARN_CALL=$(srcline '	modsect_test_warn(v);')
 if [ -z "$L_WARN" ] || [ -z "$L_INLINE_CALL" ] || [ -z "$L_WARN_CALL" ]; then
-	bad "decode: WARN(1, ...), modsect_test_warn_inline(value); or modsect_test_warn(v); not found in $SRC"
+	not_ok "decode: WARN(1, ...), modsect_test_warn_inline(value); or modsect_test_warn(v); not found in $SRC"
 fi
 WARN_N=3
 rc=0
@@ -1274,7 +1263,7 @@ if [ "$rc" = 0 ] && grep -q "^==MODSECT-ACK $K_WARN warn $WARN_N rc=0==\$" "$VM_
 	grep -q "modsect_test: warn $WARN_N\$" "$DC/warn.log" && [ -n "$W_NR" ] && [ -n "$RIP_NR" ] && [ -n "$WS_NR" ]; then
 	ok "guest: warn $WARN_N -> WARNING in modsect_test_warn, ${RIP_PFX%%:*}: modsect_test_warn, call trace warn_set [modsect_test] (dmesg-$K_WARN)"
 else
-	bad "guest: warn $WARN_N: no WARNING and ${RIP_PFX%%:*} in modsect_test_warn with warn_set in the call trace (vm_cmd rc=$rc)"
+	not_ok "guest: warn $WARN_N: no WARNING and ${RIP_PFX%%:*} in modsect_test_warn with warn_set in the call trace (vm_cmd rc=$rc)"
 	sed -n "$R_NR,\$p" "$DC/warn.log" | head -n 40 | detail
 fi
 lnr() { sed -n "${1:-0}p" "$DC/warn.log"; }
@@ -1285,7 +1274,7 @@ WS_LINE=$(lnr "$WS_NR")
 if [[ $W_LINE == *" at $SRCFILE:$L_WARN modsect_test_warn+"* ]]; then
 	ok "guest: the kernel's WARNING says at ${SRCFILE##*/}:$L_WARN, the line of WARN(1, ...) in the source"
 else
-	bad "guest: the WARNING line does not say at $SRCFILE:$L_WARN: $W_LINE"
+	not_ok "guest: the WARNING line does not say at $SRCFILE:$L_WARN: $W_LINE"
 fi
 
 # The module frames of the whole log: "LINENO EXACT PREFIX-LEN SYM 0xOFF 0xSIZE".
@@ -1314,7 +1303,7 @@ symsec() {
 while read -r nr exact pre sym off size; do
 	read -r sec val <<<"$(symsec "$sym")"
 	if [ -z "${sec:-}" ]; then
-		bad "decode: $sym (line $nr of the log) is no function of ${KO##*/}"
+		not_ok "decode: $sym (line $nr of the log) is no function of ${KO##*/}"
 		continue
 	fi
 	eu-addr2line -e "$KO" -j "$sec" -f -i "$(printf '0x%x' $((16#$val + off - (exact ? 0 : 1))))" >"$DC/a2l.$nr"
@@ -1330,7 +1319,7 @@ while read -r nr exact pre sym off size; do
 done <"$DC/frames"
 NFRAMES=$(wc -l <"$DC/frames")
 if grep -q '^MISMATCH ' "$DC/expected.frames"; then
-	bad "decode: eu-addr2line puts a frame in another function, or has no line: $(grep '^MISMATCH ' "$DC/expected.frames" | head -n 3 | tr '\n' ' ')"
+	not_ok "decode: eu-addr2line puts a frame in another function, or has no line: $(grep '^MISMATCH ' "$DC/expected.frames" | head -n 3 | tr '\n' ' ')"
 fi
 awk 'FILENAME == ARGV[1] { nr = $1; sub(/^[0-9]+ /, ""); x[nr] = x[nr] $0 "\n"; next }
 	FNR in x { printf "%s", x[FNR]; next } { print }' "$DC/expected.frames" "$DC/warn.log" >"$DC/expected"
@@ -1347,7 +1336,7 @@ check_decode() {
 	ms "$name" decode "$@" "$DC/warn.log" || rc=$?
 	cp "$W/$name.out" "$DC/$name.out"
 	if [ "$rc" != 0 ]; then
-		bad "$label: exit $rc"
+		not_ok "$label: exit $rc"
 		detail <"$W/$name.err"
 		return
 	fi
@@ -1360,7 +1349,7 @@ check_decode() {
 		if [ -n "$n1" ] && [ -n "$n2" ] && [ "$n2" = $((n1 + 1)) ]; then
 			ok "$label: $what: 'modsect_test_warn_inline (inlined) ${SRCFILE##*/}:$L_WARN:COL' then 'modsect_test_warn+... [modsect_test] ${SRCFILE##*/}:$L_INLINE_CALL:COL'"
 		else
-			bad "$label: $what: want '${pre}modsect_test_warn_inline (inlined) $SRCFILE:$L_WARN:COL' then '$text $SRCFILE:$L_INLINE_CALL:COL'"
+			not_ok "$label: $what: want '${pre}modsect_test_warn_inline (inlined) $SRCFILE:$L_WARN:COL' then '$text $SRCFILE:$L_INLINE_CALL:COL'"
 			grep -F -- "${pre%% *}" "$DC/$name.out" | grep -E 'modsect_test_warn' | detail
 		fi
 	done
@@ -1369,14 +1358,14 @@ check_decode() {
 	if [ -n "$n1" ] && [[ $l1 != *"(inlined)"* ]]; then
 		ok "$label: call trace: 'warn_set+... [modsect_test] ${SRCFILE##*/}:$L_WARN_CALL:COL' (the call of modsect_test_warn, at the return address - 1), no inlined line"
 	else
-		bad "$label: call trace: want '$WS_LINE $SRCFILE:$L_WARN_CALL:COL' (not preceded by an inlined line)"
+		not_ok "$label: call trace: want '$WS_LINE $SRCFILE:$L_WARN_CALL:COL' (not preceded by an inlined line)"
 		grep -F 'warn_set' "$DC/$name.out" | detail
 	fi
 	# Everything: the frames as eu-addr2line says, every other line as it was.
 	if diff "$DC/expected" "$DC/$name.out" >"$DC/$name.diff"; then
 		ok "$label: output == the log with its $NFRAMES [modsect_test] frames annotated as eu-addr2line -f -i says ($NINL inlined lines); the other $(($(wc -l <"$DC/warn.log") - NFRAMES)) lines unchanged"
 	else
-		bad "$label: output differs from the expected (< expected, > modsect)"
+		not_ok "$label: output differs from the expected (< expected, > modsect)"
 		head -n 30 "$DC/$name.diff" | detail
 	fi
 	# Core frames pass through: the non-annotated lines are the input's.
@@ -1386,7 +1375,7 @@ check_decode() {
 		<(grep -vE '\[modsect_test\]$' "$DC/warn.log") >/dev/null; then
 		ok "$label: the $l1 lines without a module frame (core frames, registers, Code:, other messages) unchanged"
 	else
-		bad "$label: lines without a module frame changed ($l1 lines out, $l2 in)"
+		not_ok "$label: lines without a module frame changed ($l1 lines out, $l2 in)"
 	fi
 }
 STATIC_ARGS=(--capture "$CAP_static" "${VM_MODDIR_ARGS[@]}")
@@ -1402,7 +1391,7 @@ ms decode-none decode "${STATIC_ARGS[@]}" --search "$SD" --offline "$DC/warn.log
 if [ "$rc" = 0 ] && ! grep -qE ':[0-9]+:[0-9]+$' "$W/decode-none.out" && ! grep -q '(inlined)' "$W/decode-none.out"; then
 	ok "decode with the stripped module alone (the control): no locations, no inlined lines$(cmp -s "$W/decode-none.out" "$DC/warn.log" && echo ', output == input')"
 else
-	bad "decode with the stripped module alone: exit $rc, or locations without debug info"
+	not_ok "decode with the stripped module alone: exit $rc, or locations without debug info"
 	grep -E ':[0-9]+:[0-9]+$|\(inlined\)' "$W/decode-none.out" | head -n 10 | detail
 fi
 
@@ -1435,7 +1424,7 @@ if [ "$rc" = 0 ] && [ -n "$MW_ADDR" ] && [ -n "$WS_ADDR" ] && [ -s "$RIP_A2L" ] 
 		"[   99.000002]  [<$RAW_WS_LOG>] $(sed -n 2p "$WS_A2L")") "$W/decode-raw.out" >"$DC/raw.diff"; then
 	ok "decode --capture of raw [<$RAW_RIP_LOG>] (kallsyms modsect_test_warn + $RIP_OFF) and [<$RAW_WS_LOG>] (warn_set + $WS_OFF): the same inline line and locations"
 else
-	bad "decode --capture of raw addresses: exit $rc (< expected, > modsect)"
+	not_ok "decode --capture of raw addresses: exit $rc (< expected, > modsect)"
 	detail <"$DC/raw.diff"
 fi
 
@@ -1445,14 +1434,14 @@ if grep -qx 'rc=0' "$VM_RUN/capture-kallsyms-stderr.txt" && grep -q '^modsect-ca
 	grep -q '^core ' "$CAPK"; then
 	ok "static modsect capture --kallsyms in the guest: rc=0, $(grep -c '^core ' "$CAPK") core symbols ($(grep '^seconds' "$VM_RUN/capture-kallsyms-stderr.txt"))"
 else
-	bad "static modsect capture --kallsyms in the guest failed"
+	not_ok "static modsect capture --kallsyms in the guest failed"
 	detail <"$VM_RUN/capture-kallsyms-stderr.txt"
 fi
 # Its module part is the plain capture's.
 if diff <(grep -vE '^(#|core )' "$CAP_static") <(grep -vE '^(#|core )' "$CAPK") >"$DC/capk.diff"; then
 	ok "capture --kallsyms: apart from the core lines, the same as the plain capture"
 else
-	bad "capture --kallsyms: module lines differ from the plain capture"
+	not_ok "capture --kallsyms: module lines differ from the plain capture"
 	head -n 10 "$DC/capk.diff" | detail
 fi
 # The core frames of the report ("F+0xOFF/0xSIZE", "? " ones too) and their
@@ -1467,7 +1456,7 @@ KCORE=$(awk '$1 == "core-lines" { print $2 }' "$DC/ksyms")
 if [ "$rc" = 0 ] && [ -n "$KCORE" ] && [ "$KCORE" = "$(grep -c '^core ' "$CAPK")" ]; then
 	ok "capture --kallsyms: $KCORE core lines, as many as the guest's /proc/kallsyms has"
 else
-	bad "capture --kallsyms: $(grep -c '^core ' "$CAPK") core lines, the guest's /proc/kallsyms has '${KCORE}' (ksyms rc=$rc)"
+	not_ok "capture --kallsyms: $(grep -c '^core ' "$CAPK") core lines, the guest's /proc/kallsyms has '${KCORE}' (ksyms rc=$rc)"
 fi
 # Addresses as 16 hex digits (a 32-bit kernel's kallsyms has 8, the capture 16).
 if diff <(grep -v '^core-lines ' "$DC/ksyms" | awk '{ a = $1; while (length(a) < 16) a = "0" a; print a, $2, $3 }' | sort) \
@@ -1475,7 +1464,7 @@ if diff <(grep -v '^core-lines ' "$DC/ksyms" | awk '{ a = $1; while (length(a) <
 		$1 == "core" && ($4 in w) { x = $2; while (length(x) < 16) x = "0" x; print x, $3, $4 }' "$CAPK" | sort) >"$DC/ksyms.diff"; then
 	ok "capture --kallsyms: the core lines of $(wc -w <<<"$CORE_NAMES") call-trace functions == the guest's /proc/kallsyms"
 else
-	bad "capture --kallsyms: core lines differ from the guest's /proc/kallsyms (< guest, > capture)"
+	not_ok "capture --kallsyms: core lines differ from the guest's /proc/kallsyms (< guest, > capture)"
 	head -n 10 "$DC/ksyms.diff" | detail
 fi
 # resolve kallsyms(F) + OFF for each core frame: "F+OFF/SIZE [kernel]", the
@@ -1508,7 +1497,7 @@ if [ "$rc" = 0 ] && [ "${nmiss:-1}" = 0 ] && [ "${nfit:-0}" -gt 3 ] && [ -n "$PA
 	grep -qE "^0x[0-9a-f]{16}: param_attr_store\+0x10/$PAS \[kernel\]\$" "$W/resolve-core.out"; then
 	ok "resolve --capture (capture --kallsyms): $nfit core addresses (kallsyms + the report's offsets) -> the report's 'F+0xOFF/0xSIZE [kernel]', e.g. '$(grep -m1 ' param_attr_store+0x10/' "$W/resolve-core.out")'"
 else
-	bad "resolve of core addresses: exit $rc, $nfit right, $nmiss not"
+	not_ok "resolve of core addresses: exit $rc, $nfit right, $nmiss not"
 	sed '$d' <<<"$res" | detail
 	head -n 20 "$W/resolve-core.out" "$W/resolve-core.err" | detail
 fi
@@ -1519,7 +1508,7 @@ ms resolve-nocore resolve --capture "$CAP_static" --search "$TD" --offline "${a:
 if [ "$rc" = 1 ] && grep -q ': in no module and no kernel symbol$' "$W/resolve-nocore.out"; then
 	ok "resolve with the plain capture (no --kallsyms): ${a:-?} is in no module and no kernel symbol, exit 1"
 else
-	bad "resolve with the plain capture of core ${a:-?}: exit $rc, want 1 and 'in no module and no kernel symbol'"
+	not_ok "resolve with the plain capture of core ${a:-?}: exit $rc, want 1 and 'in no module and no kernel symbol'"
 	detail <"$W/resolve-nocore.out"
 fi
 # The raw RIP: modsect_test_warn + the report's offset, with the inline
@@ -1544,7 +1533,7 @@ for how in full dd; do
 		grep -qE "^    \(inlined by\) modsect_test_warn at $SRCFILE:$L_INLINE_CALL:[0-9]+\$" "$o"; then
 		ok "resolve 0x$RAW_RIP ($how): $(sed -n 1p "$o" | cut -d' ' -f2-) / modsect_test_warn_inline at :$L_WARN / (inlined by) modsect_test_warn at :$L_INLINE_CALL"
 	else
-		bad "resolve 0x$RAW_RIP ($how): exit $rc (< expected, > modsect)"
+		not_ok "resolve 0x$RAW_RIP ($how): exit $rc (< expected, > modsect)"
 		diff "$DC/rip-want" "$o" | detail
 	fi
 done
@@ -1568,7 +1557,7 @@ NKALL=$(awk 'NF == 3' "$KALL" | wc -l)
 if [ "$NKALL" -gt 10000 ] && grep -q '\[modsect_test\]$' "$KALL"; then
 	ok "guest's whole /proc/kallsyms: $NKALL core lines, $(grep -c '\]$' "$KALL") module lines"
 else
-	bad "guest's whole /proc/kallsyms (kallsyms-all.txt): $NKALL core lines"
+	not_ok "guest's whole /proc/kallsyms (kallsyms-all.txt): $NKALL core lines"
 fi
 # The reference, from kallsyms-all.txt:
 #   $KS/ref      "NAME ADDR" of every core symbol that is not absolute (A)
@@ -1605,7 +1594,7 @@ EOF
 # The ELF from the guest's capture, and the gdb script that loads it first.
 rc=0
 ms kallsyms-elf kallsyms --capture "$CAPK" -o "$KS/kernel.elf" || rc=$?
-[ "$rc" = 0 ] || { bad "kallsyms --capture capture-kallsyms.txt: exit $rc"; detail <"$W/kallsyms-elf.err"; }
+[ "$rc" = 0 ] || { not_ok "kallsyms --capture capture-kallsyms.txt: exit $rc"; detail <"$W/kallsyms-elf.err"; }
 rc=0
 ms gdb-kernel gdb --all --kernel --capture "$CAPK" "${VM_MODDIR_ARGS[@]}" --search "$TD" --cache-dir "$KS/cache" -o "$KS/kernel.gdb" || rc=$?
 KE=$(grep '^add-symbol-file ' "$KS/kernel.gdb" 2>/dev/null | head -n 1 | sed -n 's/^add-symbol-file \([^ ]*\.kallsyms\.elf\)$/\1/p')
@@ -1617,7 +1606,7 @@ if [ "$rc" = 0 ] && [ -n "$KE" ] && [ "${KE%/*}" = "$KS/cache" ] &&
 		<(grep '^add-symbol-file ' "$W/static.gdb" | sed "s|^add-symbol-file $DEF_CACHE/|add-symbol-file CACHE/|") >/dev/null; then
 	ok "gdb --all --kernel --capture capture-kallsyms.txt: add-symbol-file CACHE/<sha256>.kallsyms.elf (== kallsyms -o) first, then the $((nasf - 1)) modules as without --kernel"
 else
-	bad "gdb --all --kernel: exit $rc; want add-symbol-file CACHE/<sha256>.kallsyms.elf first, then the modules"
+	not_ok "gdb --all --kernel: exit $rc; want add-symbol-file CACHE/<sha256>.kallsyms.elf first, then the modules"
 	cat "$W/gdb-kernel.err" | detail
 	grep -v '^#' "$KS/kernel.gdb" | cut -c1-160 | detail
 fi
@@ -1634,12 +1623,12 @@ NABS=$(readelf -sW "$KS/kernel.elf" 2>&1 | awk '$1 ~ /^[0-9]+:$/ && $7 == "ABS"'
 if [ "$((NGOT + NABS))" = "$NKALL" ]; then
 	ok "kallsyms ELF: $NGOT + $NABS absolute symbols == the guest's $NKALL core kallsyms lines"
 else
-	bad "kallsyms ELF: $NGOT symbols, the guest has $NKALL core kallsyms lines ($(awk 'NF == 3 && $2 ~ /^[Aa]$/' "$KALL" | wc -l) absolute (A) ones)"
+	not_ok "kallsyms ELF: $NGOT symbols, the guest has $NKALL core kallsyms lines ($(awk 'NF == 3 && $2 ~ /^[Aa]$/' "$KALL" | wc -l) absolute (A) ones)"
 fi
 if diff <(sort "$KS/ref") <(awk '{ print $1, $2 }' "$KS/got" | sort) >"$KS/ref.diff"; then
 	ok "kallsyms ELF: all $(wc -l <"$KS/ref") non-absolute (name, address) pairs == the guest's /proc/kallsyms"
 else
-	bad "kallsyms ELF: (name, address) pairs differ from the guest's /proc/kallsyms (< guest, > ELF)"
+	not_ok "kallsyms ELF: (name, address) pairs differ from the guest's /proc/kallsyms (< guest, > ELF)"
 	head -n 10 "$KS/ref.diff" | detail
 fi
 res=$(awk 'FILENAME == ARGV[1] { w[$1 " " $2] = $3; next }
@@ -1649,7 +1638,7 @@ read -r _ nsz nbad <<<"$(tail -n 1 <<<"$res")"
 if [ "${nbad:-1}" = 0 ] && [ "${nsz:-0}" -gt 10000 ]; then
 	ok "kallsyms ELF: all $nsz sizes are the distance to the next symbol"
 else
-	bad "kallsyms ELF: $nbad of $nsz sizes are not the distance to the next symbol"
+	not_ok "kallsyms ELF: $nbad of $nsz sizes are not the distance to the next symbol"
 	sed '$d' <<<"$res" | detail
 fi
 # What a wrong size costs: gdb's info symbol in the middle of each text
@@ -1660,7 +1649,7 @@ if [ -s "$KS/badsize" ]; then
 	while read -r n a s; do printf 'info symbol 0x%x\n' $((16#$a + s / 2)); done <"$KS/badsize" >"$KS/badsize.gdb"
 	timeout "$GDB_TIMEOUT" "$GDB" -nx -batch -ex "add-symbol-file $KS/kernel.elf" -x "$KS/badsize.gdb" >"$KS/badsize.out" 2>&1 </dev/null
 	nnomatch=$(grep -c '^No symbol matches' "$KS/badsize.out" || true)
-	bad "gdb info symbol in the middle of the $(wc -l <"$KS/badsize") text symbols whose ELF size is wrong: $nnomatch say 'No symbol matches'"
+	not_ok "gdb info symbol in the middle of the $(wc -l <"$KS/badsize") text symbols whose ELF size is wrong: $nnomatch say 'No symbol matches'"
 	paste -d' ' <(head -n 5 "$KS/badsize") <(grep -E '^No symbol matches| in section ' "$KS/badsize.out" | head -n 5) | detail
 else
 	ok "every text symbol's ELF size is the distance to the next symbol"
@@ -1694,7 +1683,7 @@ if [ -n "$KE" ]; then
 else
 	rc=noscript
 fi
-[ "$rc" = 0 ] || bad "gdb live --kernel: exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+[ "$rc" = 0 ] || not_ok "gdb live --kernel: exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
 sed -n '/^==BT==$/,/^==END==$/p' "$KS/live.out" | sed '1d;$d' >"$KS/bt"
 # "#N  0xPC in NAME (...)": a core frame's pc - 1 (a return address) must
 # lie inside a guest kallsyms text symbol of that NAME.
@@ -1731,7 +1720,7 @@ if grep -qE "^#0 +(0x[0-9a-f]+ in )?modsect_test_poke \(value=$KPOKE\)" "$KS/bt"
 	grep -qE '^#2 +0x[0-9a-f]+ in param_attr_store \(' "$KS/bt" && [ "${nbadfr:-1}" = 0 ] && [ -n "$TRACE_NAMES" ] && [ -z "$notin" ]; then
 	ok "gdb live --kernel: bt #0 modsect_test_poke (value=$KPOKE), #1 poke_set, #2 param_attr_store; core frames $frnames: each pc inside that kallsyms symbol, each in the kernel's own call trace of the write"
 else
-	bad "gdb live --kernel: bt: want #0 modsect_test_poke (value=$KPOKE), #1 poke_set, #2 param_attr_store, core frames inside their kallsyms symbol (${nbadfr:-?} not) and in the kernel's call trace ('$TRACE_NAMES'; not in it:${notin:- none})"
+	not_ok "gdb live --kernel: bt: want #0 modsect_test_poke (value=$KPOKE), #1 poke_set, #2 param_attr_store, core frames inside their kallsyms symbol (${nbadfr:-?} not) and in the kernel's call trace ('$TRACE_NAMES'; not in it:${notin:- none})"
 	sed '$d' <<<"$res" | detail
 	detail <"$KS/bt"
 fi
@@ -1766,13 +1755,13 @@ read -r _ nok nbad <<<"$(tail -n 1 <<<"$res")"
 if [ "${nbad:-1}" = 0 ] && [ "${nok:-0}" = 100 ]; then
 	ok "gdb live --kernel: info symbol of 100 addresses inside random kallsyms text symbols -> 'NAME + OFF in section'"
 else
-	bad "gdb live --kernel: info symbol wrong for $nbad of 100 addresses inside kallsyms text symbols"
+	not_ok "gdb live --kernel: info symbol wrong for $nbad of 100 addresses inside kallsyms text symbols"
 	sed '$d' <<<"$res" | detail
 fi
 if vm_wait_for "^==MODSECT-ACK $ack poke $KPOKE rc=0==\$" 60; then
 	ok "gdb live --kernel: guest completed poke $KPOKE after gdb detached"
 else
-	bad "gdb live --kernel: guest did not acknowledge poke $KPOKE"
+	not_ok "gdb live --kernel: guest did not acknowledge poke $KPOKE"
 	vm_resume || true
 fi
 # lldb offline: lldb --all --kernel, image lookup -a of 10 of the samples.
@@ -1803,7 +1792,7 @@ if [ "${MODSECT_VM_LLDB:-1}" != 0 ] && command -v lldb >/dev/null 2>&1; then
 		[ "${nbad:-1}" = 0 ] && [ "${nok:-0}" = 10 ]; then
 		ok "lldb --all --kernel (offline): image lookup -a of 10 of them -> '<sha256>.kallsyms.elf\`NAME + OFF'"
 	else
-		bad "lldb --all --kernel (offline): exit $rc, $nbad of 10 lookups wrong"
+		not_ok "lldb --all --kernel (offline): exit $rc, $nbad of 10 lookups wrong"
 		sed '$d' <<<"$res" | detail
 		grep -A2 'image lookup -a' "$KS/lldb.out" | head -n 30 | detail
 	fi
@@ -1900,23 +1889,23 @@ race_gone_re="(unloaded|vanished|went away|gone|no longer|disappeared|left out)"
 
 ack=0
 if [ -z "${MODSECT_STATIC:-}" ]; then
-	bad "race: MODSECT_STATIC not set: the guest has no modsect capture"
+	not_ok "race: MODSECT_STATIC not set: the guest has no modsect capture"
 elif [ -z "$RACE_MODS" ]; then
-	bad "race: no race modules (${VM_RACE_LIST:-$VM_OUT/race-modules.list})"
+	not_ok "race: no race modules (${VM_RACE_LIST:-$VM_OUT/race-modules.list})"
 elif ! vm_cmd "race $RACE_N" 600; then
-	bad "race: guest did not finish 'race $RACE_N'"
+	not_ok "race: guest did not finish 'race $RACE_N'"
 else
 	ack=$VM_LAST_ACK
 fi
 if [ "$ack" != 0 ]; then
 	vm_section "race-$ack.gz.b64" | base64 -d | gzip -dc >"$RC/guest.txt" ||
-		bad "race: could not decode the guest's gzip+base64"
+		not_ok "race: could not decode the guest's gzip+base64"
 	awk -v d="$G" '/^==MODSECT-BEGIN .*==$/ { f = d "/" substr($0, 17, length($0) - 18); printf "" >f; next }
 		/^==MODSECT-END / { close(f); f = ""; next } f != "" { print >f }' "$RC/guest.txt"
 	grep -q "^==MODSECT-ACK $ack race $RACE_N rc=0==\$" "$VM_RUN/serial1.log" ||
-		bad "race: guest's race command failed: $(grep "^==MODSECT-ACK $ack " "$VM_RUN/serial1.log")"
+		not_ok "race: guest's race command failed: $(grep "^==MODSECT-ACK $ack " "$VM_RUN/serial1.log")"
 	[ "$(awk '{ printf "%s%s", n++ ? " " : "", $1 }' "$G/mods" 2>/dev/null)" = "$RACE_MODS" ] ||
-		bad "race: the guest raced '$(awk '{ printf "%s ", $1 }' "$G/mods" 2>/dev/null)', want '$RACE_MODS'"
+		not_ok "race: the guest raced '$(awk '{ printf "%s ", $1 }' "$G/mods" 2>/dev/null)', want '$RACE_MODS'"
 
 	# The reference: the race modules loaded, nothing racing.
 	race_secs "$G/ref.txt" | awk -v r=" $RACE_MODS " 'index(r, " " $1 " ")' | sort >"$RC/ref.secs"
@@ -1940,7 +1929,7 @@ if [ "$ack" != 0 ]; then
 	if [ -z "$refbad" ]; then
 		ok "race reference (quiet load): $(for m in $RACE_MODS; do printf '%s %d sections, ' "$m" "$(wc -l <"$RC/$m.names")"; done)capture == sh loop, names in the .ko, kallsyms at section + value"
 	else
-		bad "race reference:$refbad"
+		not_ok "race reference:$refbad"
 	fi
 
 	# The loop: loads, unloads, addresses.
@@ -1951,7 +1940,7 @@ if [ "$ack" != 0 ]; then
 	if [ "$(grep -c '^load ' "$RC/loop.log")" -ge 4 ] && [ ! -s "$RC/loop.err" ]; then
 		ok "race loops: loads ${loads%, }; .text addresses ${addrs%, }; $(grep -c '^unload ' "$RC/loop.log") unloads (guest seconds: $(cat "$G/seconds"))"
 	else
-		bad "race loops: loads ${loads%, }, $(grep -c '^unload ' "$RC/loop.log") unloads"
+		not_ok "race loops: loads ${loads%, }, $(grep -c '^unload ' "$RC/loop.log") unloads"
 		head -n 5 "$RC/loop.err" | detail
 	fi
 
@@ -1966,7 +1955,7 @@ if [ "$ack" != 0 ]; then
 	for m in $RACE_MODS; do present[$m]=0 absent[$m]=0 nokall[$m]=0 mixed[$m]=0 okk[$m]=0; done
 	for j in $(seq 1 "$RACE_N"); do
 		F=$G/cap-$j.txt
-		[ -f "$G/cap-$j.rc" ] || { bad "race capture $j: missing"; continue; }
+		[ -f "$G/cap-$j.rc" ] || { not_ok "race capture $j: missing"; continue; }
 		ncap=$((ncap + 1))
 		probs=
 		rc=$(sed -n 's/^rc=//p' "$G/cap-$j.rc")
@@ -1975,7 +1964,7 @@ if [ "$ack" != 0 ]; then
 				ngaveup=$((ngaveup + 1))
 				note "race capture $j: exit $rc, $(head -n 1 "$G/cap-$j.err")"
 			else
-				bad "race capture $j: exit $rc"
+				not_ok "race capture $j: exit $rc"
 				head -n 5 "$G/cap-$j.err" | detail
 			fi
 			continue
@@ -2050,7 +2039,7 @@ if [ "$ack" != 0 ]; then
 			fi
 		done
 		if [ -n "$probs" ]; then
-			bad "race capture $j (guest probe: $(sed -n "s/^$j \(pre:.*post:[^u]*\) uptime.*/\1/p" "$G/probe")):${probs#;}"
+			not_ok "race capture $j (guest probe: $(sed -n "s/^$j \(pre:.*post:[^u]*\) uptime.*/\1/p" "$G/probe")):${probs#;}"
 			nrbad=$((nrbad + 1))
 		fi
 	done
@@ -2061,7 +2050,7 @@ if [ "$ack" != 0 ]; then
 	if [ "$nrbad" = 0 ] && [ "$ncap" = "$RACE_N" ] && [ "$ngaveup" -lt "$ncap" ]; then
 		ok "race: $ncap captures while loading/unloading, each one consistent snapshot ($ngaveup gave up 'kept changing')$summ"
 	else
-		bad "race: $nrbad of $ncap captures inconsistent ($ngaveup gave up)$summ"
+		not_ok "race: $nrbad of $ncap captures inconsistent ($ngaveup gave up)$summ"
 	fi
 	for m in $RACE_MODS; do
 		[ "${present[$m]}" -gt 0 ] && [ "${absent[$m]}" -gt 0 ] ||
@@ -2100,7 +2089,7 @@ if [ "$ack" != 0 ]; then
 				nso=$((nso + 1))
 			else
 				nsbad=$((nsbad + 1))
-				bad "race: modsect-live sections $m (after capture $j): exit 0 but not the sections of one load"
+				not_ok "race: modsect-live sections $m (after capture $j): exit 0 but not the sections of one load"
 				{ cat "$b.err"; head -n 30 "$b.txt"; } | detail
 			fi
 		elif grep -qE "^modsect: module $m (is not loaded|was unloaded while it was read)" "$b.err"; then
@@ -2109,7 +2098,7 @@ if [ "$ack" != 0 ]; then
 			nsgave=$((nsgave + 1))
 		else
 			nsbad=$((nsbad + 1))
-			bad "race: modsect-live sections $m (after capture $j): exit $rc"
+			not_ok "race: modsect-live sections $m (after capture $j): exit $rc"
 			detail <"$b.err"
 		fi
 	done
@@ -2118,19 +2107,19 @@ if [ "$ack" != 0 ]; then
 	elif [ "$nsbad" = 0 ] && [ "$nsingle" -gt 0 ]; then
 		ok "race: $nsingle single-module 'sections MODULE' in the guest: $nso complete from one load, $nsnot 'is not loaded' or 'was unloaded while it was read' (exit 1), $nsgave 'kept changing'"
 	elif [ "$nsingle" = 0 ]; then
-		bad "race: no single-module reads in the guest"
+		not_ok "race: no single-module reads in the guest"
 	fi
 
 	# A module listed in sys/module but gone when read (dangling symlink).
 	first=${RACE_MODS%% *}
 	if [ "$(cat "$G/root.rc")" != rc=0 ] || grep -q "^module $first " "$G/root.txt" ||
 		! grep -qE "^module ($boot_re) " "$G/root.txt"; then
-		bad "race: capture --root with $first listed in sys/module but gone: $(cat "$G/root.rc"), $(grep -c '^module ' "$G/root.txt") modules"
+		not_ok "race: capture --root with $first listed in sys/module but gone: $(cat "$G/root.rc"), $(grep -c '^module ' "$G/root.txt") modules"
 		detail <"$G/root.err"
 	elif grep -q "$first" "$G/root.err"; then
 		ok "race: capture --root with $first listed in sys/module but gone: left out, reported on stderr: $(grep "$first" "$G/root.err" | head -n 1)"
 	else
-		bad "race: capture --root with $first listed in sys/module but gone: left out without a word on stderr (exit 0, stderr '$(head -c 200 "$G/root.err")')"
+		not_ok "race: capture --root with $first listed in sys/module but gone: left out without a word on stderr (exit 0, stderr '$(head -c 200 "$G/root.err")')"
 	fi
 fi
 T_RACE=$(($(date +%s) - t0))
