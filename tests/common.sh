@@ -11,6 +11,10 @@
 _npass=0
 _nfail=0
 
+# Leaks inside libraries modsect cannot free (lsan.supp says which), for
+# every modsect a test runs.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lsan.supp}
+
 ok() {
 	_npass=$((_npass + 1))
 	printf 'ok - %s%s\n' "${TNAME:+$TNAME: }" "$*"

@@ -15,9 +15,7 @@ TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$TESTS_DIR/.." && pwd)
 MODSECT=${MODSECT:-$TOP/modsect}
 case $MODSECT in /*) ;; *) MODSECT=$(cd "$TOP" && realpath -- "$MODSECT") ;; esac
-# Leaks inside libraries modsect cannot free (lsan.supp says which).
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$TESTS_DIR/lsan.supp}
-# ok, not_ok, detail, test_tools_dir: shared with the VM tests.
+# ok, not_ok, detail, test_tools_dir, LSAN_OPTIONS: shared with the VM tests.
 # shellcheck source=tests/common.sh
 . "$TESTS_DIR/common.sh"
 # Test helper programs (tests/tools/*.c), built beside the binary under test.

@@ -805,8 +805,7 @@ vm_modsect() {
 	case $MODSECT in /*) ;; */*) MODSECT=$PWD/$MODSECT ;; *) MODSECT=$(command -v "$MODSECT") ;; esac
 	[ -x "$MODSECT" ] || vm_die "MODSECT=$MODSECT is not executable (run make first)"
 	export MODSECT
-	# Leaks inside libraries modsect cannot free (tests/lsan.supp says which).
-	export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$VM_DIR/../lsan.supp}
+	# LSAN_OPTIONS (tests/lsan.supp): tests/common.sh.
 }
 
 # The checks' vocabulary is the unit tests' (tests/common.sh): "ok - DESC",
@@ -845,7 +844,8 @@ ms() {
 
 # expect_refused NAME DESC ERE... -- CMD...: CMD (vm_run NAME) must fail
 # and its stderr match every ERE (grep -E), each a word the user needs
-# (the reason, a build-id).  One check: ok "DESC: <stderr's start>".
+# (the reason, a build-id).  One check: ok "DESC: ..., saying: <stderr's
+# first line>".
 expect_refused() {
 	local name=$1 desc=$2 res=() e rc=0
 	shift 2
@@ -867,7 +867,7 @@ expect_refused() {
 			return
 		fi
 	done
-	ok "$desc: exit $rc, saying: $(head -c 300 "$W/$name.err")"
+	ok "$desc: exit $rc, saying: $(head -n 1 "$W/$name.err" | cut -c 1-300)"
 }
 
 # vm_gdb_try CMD: the gdb script lines that run CMD in Python and print
