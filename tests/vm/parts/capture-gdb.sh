@@ -92,7 +92,7 @@ for c in $CAPS; do
 done
 
 
-# --- 2b. fresh offline gdb ---------------------------------------------------------------
+# --- 2. the script in fresh offline gdbs --------------------------------------
 # Per module and per capture: `modsect gdb MODULE` alone in a new gdb with no
 # target.  modsect's script says to set the architecture first without a
 # target (gdb's default is i386, where pointers have 32 bits), so the forward
