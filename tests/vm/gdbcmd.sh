@@ -11,7 +11,8 @@
 # The capture is the guest's `modsect capture` when MODSECT_STATIC is set,
 # else its sh loop over /sys/module/*/sections (sections.txt) with a release
 # line.  Prints "ok - gdbcmd: ..." / "not ok - gdbcmd: ..." per check, then
-# "N passed, N failed" alone on the last line; exit 1 if anything failed.  Run as root (see README.md).
+# "N passed, N failed" alone on the last line; exit 1 if anything failed.
+# Run as root (see README.md).
 set -u
 unset DEBUGINFOD_URLS
 . "$(dirname "$0")/lib.sh"

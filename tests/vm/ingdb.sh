@@ -16,8 +16,8 @@
 #     after detach the guest runs on.
 #  2. the same load with no kernel image (kallsyms and BTF from memory).
 # Prints "ok - ingdb: ..." / "not ok - ingdb: ..." per check, then "N passed,
-# N failed" alone on the last line; exit 1 if anything failed.  Run as root (see README.md).  Times of the loads
-# go to "bench:" lines.
+# N failed" alone on the last line; exit 1 if anything failed.  Run as root
+# (see README.md).  Times of the loads go to "bench:" lines.
 set -u
 unset DEBUGINFOD_URLS
 . "$(dirname "$0")/lib.sh"

@@ -24,8 +24,9 @@
 #     unchanged.
 #
 # Env: MODSECT (default build/san/modsect, else ./modsect), the MODSECT_VM_*
-# of lib.sh.  Prints "ok - [KERNEL] ..." / "not ok - [KERNEL] ..." per check
-# (tests/common.sh), then "N passed, N failed" alone on the last line.
+# of lib.sh.  Prints "ok - kernel: [KERNEL] ..." / "not ok - kernel: [KERNEL]
+# ..." per check (tests/common.sh), then "N passed, N failed" alone on the
+# last line.
 set -u
 # qemu_fw_cfg hands QEMU the guest's VMCOREINFO for the dump (memsrc.sh).
 export MODSECT_VM_STOCK_MODULES=${MODSECT_VM_STOCK_MODULES:-"crc-itu-t dm-mod isofs qemu_fw_cfg"}
