@@ -30,8 +30,9 @@
 #
 # Prints "ok - memsrc: ..." / "not ok - memsrc: ..." per check, then "N
 # passed, N failed" alone on the last line; exit 1 if anything failed.  Run
-# as root (see README.md).  Environment: MODSECT (default ./modsect), MODSECT_STATIC (static modsect for the guest's
-# capture; default ./modsect-static), MODSECT_VM_GDB_TIMEOUT (120 s),
+# as root (see README.md).  Environment: MODSECT (default ./modsect),
+# MODSECT_STATIC (static modsect for the guest's capture; default
+# ./modsect-static), MODSECT_VM_GDB_TIMEOUT (120 s),
 # MODSECT_VM_KEEP_DUMPS=1 keeps the dumps, and lib.sh's MODSECT_VM_*.  By
 # default this test's build products and run state are in out/memsrc/ (its
 # initramfs differs from the other tests').
