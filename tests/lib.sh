@@ -15,15 +15,11 @@ TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$TESTS_DIR/.." && pwd)
 MODSECT=${MODSECT:-$TOP/modsect}
 case $MODSECT in /*) ;; *) MODSECT=$(cd "$TOP" && realpath -- "$MODSECT") ;; esac
-# Leaks inside libraries modsect cannot free (lsan.supp says which).
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$TESTS_DIR/lsan.supp}
-# Test helper programs (tests/tools/*.c), built beside the binary under test:
-# build/tests/ for ./modsect, build/san/tests/ for build/san/modsect.
-if [ "$MODSECT" = "$TOP/modsect" ]; then
-	TEST_TOOLS=${TEST_TOOLS:-$TOP/build/tests}
-else
-	TEST_TOOLS=${TEST_TOOLS:-$(dirname "$MODSECT")/tests}
-fi
+# ok, not_ok, detail, test_tools_dir, LSAN_OPTIONS: shared with the VM tests.
+# shellcheck source=tests/common.sh
+. "$TESTS_DIR/common.sh"
+# Test helper programs (tests/tools/*.c), built beside the binary under test.
+TEST_TOOLS=$(test_tools_dir "$MODSECT" "$TOP")
 TNAME=$(basename "$0" .sh)
 
 # Fixed addresses of the fake module's sections (the "map").
@@ -52,9 +48,6 @@ target create --arch x86_64-unknown-linux-gnu ""
 target select 0'
 VERSION=$(sed -n 's/^#define MODSECT_VERSION "\(.*\)"/\1/p' "$TOP/lib/modsect.h")
 
-_npass=0
-_nfail=0
-
 # No test asks a debuginfod server unless it starts one itself
 # (tests/debuginfod-server.sh): the user's DEBUGINFOD_URLS (Debian's
 # /etc/profile.d sets one) is dropped, and libdebuginfod's cache is per test.
@@ -80,21 +73,8 @@ trap _cleanup EXIT
 
 # ---- checks ----------------------------------------------------------------
 
-ok() {
-	_npass=$((_npass + 1))
-	printf 'ok - %s: %s\n' "$TNAME" "$1"
-}
-
-# not_ok DESC [DETAIL...]: details are printed indented.
-not_ok() {
-	local d=$1
-	shift
-	_nfail=$((_nfail + 1))
-	printf 'not ok - %s: %s\n' "$TNAME" "$d"
-	if [ $# -gt 0 ]; then
-		printf '%s\n' "$@" | sed 's/^/    /'
-	fi
-}
+# ok DESC and not_ok DESC [DETAIL...] come from tests/common.sh: "ok - TNAME:
+# DESC" and "not ok - TNAME: DESC" with the details indented.
 
 # check DESC COMMAND...: passes if COMMAND succeeds.
 check() {

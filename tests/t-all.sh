@@ -2,6 +2,7 @@
 # Rule 15: `gdb --all` covers every module it finds a file for; a module
 # without a file gets a comment in the script and a warning on stderr, and
 # the run still succeeds.
+# (Rule 15 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy nm gdb lldb || finish
 std_fixture || bail "fixture"

@@ -4,6 +4,7 @@
 # and `grep -r . /sys/module/*/sections/` outputs are read; bad captures
 # (garbage line, duplicate section, unknown format version, hidden
 # addresses) are refused.
+# (Rule 8 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy || finish
 std_fixture || bail "fixture"

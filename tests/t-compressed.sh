@@ -5,6 +5,7 @@
 # the original; a .ko.xz that is not xz is a clear error (exit 3).
 # depmod here may be built without zlib (`depmod -V` shows -ZLIB) and then
 # ignores .ko.gz files; if so, .ko.gz is found through --search instead.
+# (Rule 9 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy gzip xz zstd sha256sum gdb || finish
 std_fixture || bail "fixture"

@@ -4,6 +4,7 @@
 # not SHF_ALLOC in the file) left out, file-only sections parked at 0x0bad...;
 # the module file found through modules.dep (dash/underscore alike), an
 # explicit FILE, --search, --moddir; not found is exit 1.
+# (Rule 1 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod eu-readelf objcopy readelf python3 || finish
 std_fixture || bail "fixture"

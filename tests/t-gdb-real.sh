@@ -5,6 +5,7 @@
 # symbols of sections the kernel did not load (.modinfo, __versions) are
 # only in the parked 0x0bad... range.  We ask gdb for symbol addresses and
 # never parse its echo of add-symbol-file (gdb 13 truncates it).
+# (Rule 2 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy nm gdb || finish
 std_fixture || bail "fixture"

@@ -2,6 +2,7 @@
 # Rule 5: addresses hidden by the kernel (every section 0x0000000000000000,
 # kptr_restrict) are refused: exit 3, a message naming kptr_restrict, and
 # nothing on stdout (nor in an -o file).
+# (Rule 5 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy || finish
 std_fixture || bail "fixture"

@@ -2,6 +2,7 @@
 # Rule 4: .init.* sections: a live module's are freed, so they are parked
 # (not at their stale map address) with a comment saying so; a coming
 # module's are at their map address; --init keeps them for a live module.
+# (Rule 4 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy nm gdb || finish
 std_fixture || bail "fixture"

@@ -3,6 +3,7 @@
 # addresses to its symbols.  lldb needs a target first (on a real system,
 # vmlinux); a tiny static executable stands in.  lldb 14 may print a python
 # traceback on stderr: only stdout is checked.
+# (Rule 3 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy nm lldb || finish
 std_fixture || bail "fixture"

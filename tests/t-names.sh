@@ -3,6 +3,7 @@
 # misparse (space, quotes, backslash, newline, leading '-') are refused with
 # exit 3 and nothing on stdout; module paths with spaces, quotes, $ and
 # backticks are quoted so real gdb and lldb load the file.
+# (Rule 7 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy nm gdb lldb || finish
 std_fixture || bail "fixture"

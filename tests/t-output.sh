@@ -1,6 +1,7 @@
 #!/bin/bash
 # Rule 10: -o FILE writes the whole output atomically; on an error an
 # existing FILE is left untouched and no temp file remains.
+# (Rule 10 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy || finish
 std_fixture || bail "fixture"

@@ -3,6 +3,7 @@
 # the module's per-cpu variables at BASE + offset, the command gives
 # `-s .data..percpu BASE` and gdb's &var is the kallsyms address; otherwise
 # (no kallsyms, hidden, or disagreeing) it is parked.
+# (Rule 11 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy nm gdb || finish
 std_fixture || bail "fixture"

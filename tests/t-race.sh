@@ -10,6 +10,7 @@
 # exit 1 "not loaded" or "was unloaded while it was read".  (Removing the files one by one with rm -rf is not
 # tested: both passes can then agree on a partial set, which a kernel does
 # not show.)  Last, an empty sections/ must not become a command.
+# (Rule 14 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy || finish
 std_fixture || bail "fixture"

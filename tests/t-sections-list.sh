@@ -1,6 +1,7 @@
 #!/bin/bash
 # Rule 12: `modsect sections` (table and --json) and `modsect list` (table
 # and --json): exact tables, valid JSON, section states.
+# (Rule 12 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy readelf python3 || finish
 std_fixture || bail "fixture"

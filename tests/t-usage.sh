@@ -1,6 +1,7 @@
 #!/bin/bash
 # Rule 13: command line usage: exit 2 for usage errors (naming the bad
 # option), exit 0 on stdout for --version and -h/--help everywhere.
+# (Rule 13 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need || finish
 

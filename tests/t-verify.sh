@@ -2,6 +2,7 @@
 # Rule 6: the file must be the loaded build: build-id (from notes/) first,
 # then srcversion; a mismatch is exit 3 naming both ids, --force prints the
 # command marked NOT VERIFIED; nothing to compare is said in a comment.
+# (Rule 6 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy eu-readelf || finish
 std_fixture || bail "fixture"

@@ -10,8 +10,9 @@
 #
 # The capture is the guest's `modsect capture` when MODSECT_STATIC is set,
 # else its sh loop over /sys/module/*/sections (sections.txt) with a release
-# line.  Prints "ok: ..." / "FAIL: ..." per check, then "N passed, N failed";
-# exit 1 if anything failed.  Run as root (see README.md).
+# line.  Prints "ok - gdbcmd: ..." / "not ok - gdbcmd: ..." per check, then
+# "N passed, N failed" alone on the last line; exit 1 if anything failed.
+# Run as root (see README.md).
 set -u
 unset DEBUGINFOD_URLS
 . "$(dirname "$0")/lib.sh"
@@ -60,13 +61,7 @@ set confirm off
 set width 0
 target remote 127.0.0.1:$VM_GDB_PORT
 source $TOP/share/gdb/modsect.py
-python
-try:
-    gdb.execute("modsect gdb --capture $CAP $FIND nosuchmod")
-    print("NO ERROR")
-except gdb.error as e:
-    print("GDB ERROR: %s" % e)
-end
+$(vm_gdb_try "modsect gdb --capture $CAP $FIND nosuchmod")
 modsect gdb --all --capture $CAP $FIND
 python
 for s in "$syms".split():
@@ -92,19 +87,19 @@ rc=0
 timeout "$GDB_TIMEOUT" "$(vm_gdb)" -q -nx -batch -x "$W/session.gdb" >"$W/gdb.out" 2>&1 </dev/null || rc=$?
 echo "gdb exited $rc; output in $W/gdb.out"
 sed 's/^/  | /' "$W/gdb.out" | grep -v '^  | 	\.' | head -80
-[ "$rc" != 124 ] || bad "gdb timed out after ${GDB_TIMEOUT}s"
+[ "$rc" != 124 ] || not_ok "gdb timed out after ${GDB_TIMEOUT}s"
 
 if grep -q '^GDB ERROR: modsect: module nosuchmod is not ' "$W/gdb.out"; then
 	ok "in-gdb 'modsect gdb ... nosuchmod' is a gdb error with modsect's message"
 else
-	bad "in-gdb 'modsect gdb ... nosuchmod' is not a gdb error with modsect's message"
+	not_ok "in-gdb 'modsect gdb ... nosuchmod' is not a gdb error with modsect's message"
 fi
 n=$(grep -c '^add symbol table from file' "$W/gdb.out")
 nm=$(echo "$MODS" | wc -w)
 if [ "$n" = "$nm" ]; then
 	ok "in-gdb 'modsect gdb --all' loaded $n symbol files for $nm modules"
 else
-	bad "in-gdb 'modsect gdb --all' loaded $n symbol files, $nm modules in the map"
+	not_ok "in-gdb 'modsect gdb --all' loaded $n symbol files, $nm modules in the map"
 fi
 for s in $syms; do
 	want=$(awk -v s="$s" '$3 == s { print $1; exit }' "$VM_RUN/kallsyms.txt")
@@ -121,7 +116,7 @@ for s in $syms; do
 		# DWARF function, whose entry &s gives (kernel.sh's rule).
 		ok "$s: info symbol 0x$want (kallsyms) names $s; gdb's &$s is its DWARF entry $got, after the patchable NOPs"
 	else
-		bad "$s: gdb says ${got:-nothing}, kallsyms says ${want:-nothing}"
+		not_ok "$s: gdb says ${got:-nothing}, kallsyms says ${want:-nothing}"
 	fi
 done
 # arm64: two locations, the ELF symbol (before the patchable NOPs, where the
@@ -130,14 +125,13 @@ if grep -qE "^Breakpoint 1(\.[0-9]+)?, (0x[0-9a-f]+ in )?modsect_test_poke \((va
 	{ [ "$VM_ARCH" = aarch64 ] || grep -qE "^Breakpoint 1, (0x[0-9a-f]+ in )?modsect_test_poke \(value=$POKE\) at " "$W/gdb.out"; }; then
 	ok "breakpoint on modsect_test_poke hit with value=$POKE, file:line"
 else
-	bad "breakpoint on modsect_test_poke not hit (with file:line)"
+	not_ok "breakpoint on modsect_test_poke not hit (with file:line)"
 fi
 if vm_wait_for "^==MODSECT-ACK 1 poke $POKE rc=0==\$" 60; then
 	ok "guest completed the poke after gdb detached"
 else
-	bad "guest did not acknowledge the poke"
+	not_ok "guest did not acknowledge the poke"
 fi
 
 vm_stop
-echo "$npass passed, $nfail failed"
-[ "$nfail" = 0 ]
+summary

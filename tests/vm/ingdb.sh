@@ -15,9 +15,9 @@
 #     `bt` names module frames (poke_set) and core frames (kallsyms ELF);
 #     after detach the guest runs on.
 #  2. the same load with no kernel image (kallsyms and BTF from memory).
-# Prints "ok: ..." / "FAIL: ..." per check, then "N passed, N failed"; exit
-# 1 if anything failed.  Run as root (see README.md).  Times of the loads
-# go to "bench:" lines.
+# Prints "ok - ingdb: ..." / "not ok - ingdb: ..." per check, then "N passed,
+# N failed" alone on the last line; exit 1 if anything failed.  Run as root
+# (see README.md).  Times of the loads go to "bench:" lines.
 set -u
 unset DEBUGINFOD_URLS
 . "$(dirname "$0")/lib.sh"
@@ -45,31 +45,24 @@ set pagination off
 set confirm off
 target remote 127.0.0.1:$VM_GDB_PORT
 source $TOP/share/gdb/modsect.py
-python
-try:
-    gdb.execute("modsect gdb --all --kernel --kernel-image $VM_KERNEL $FIND")
-    print("NO ERROR")
-except gdb.error as e:
-    print("GDB ERROR: %s" % e)
-end
+$(vm_gdb_try "modsect gdb --all --kernel --kernel-image $VM_KERNEL $FIND")
 detach
 GDB
 	timeout "$GDB_TIMEOUT" "$(vm_gdb)" -q -nx -batch -x "$W/nobtf.gdb" >"$W/nobtf.out" 2>&1 </dev/null
 	if grep -q '^GDB ERROR: modsect: .*BTF' "$W/nobtf.out"; then
 		ok "in-gdb 'modsect gdb --all --kernel' on a kernel without BTF: a gdb error saying so: $(sed -n 's/^GDB ERROR: //p' "$W/nobtf.out" | head -c 160)"
 	else
-		bad "in-gdb 'modsect gdb --all --kernel' on a kernel without BTF: no gdb error naming BTF"
+		not_ok "in-gdb 'modsect gdb --all --kernel' on a kernel without BTF: no gdb error naming BTF"
 		tail -n 10 "$W/nobtf.out" | detail
 	fi
 	if vm_cmd dmesg 60; then
 		ok "the guest runs after gdb detached"
 	else
-		bad "the guest does not run after gdb detached"
+		not_ok "the guest does not run after gdb detached"
 	fi
 	ok "symbols, breakpoints, lldb, follow from gdb's and lldb's connection (skipped on $VM_PROFILE: no CONFIG_DEBUG_INFO_BTF, which modsect needs for struct module)"
 	vm_stop
-	echo "$npass passed, $nfail failed"
-	[ "$nfail" = 0 ]
+	summary
 	exit
 fi
 
@@ -103,7 +96,7 @@ session() {
 	} >"$W/$name.gdb"
 	local rc=0
 	timeout "$GDB_TIMEOUT" "$(vm_gdb)" -q -nx -batch -x "$W/$name.gdb" >"$W/$name.out" 2>&1 </dev/null || rc=$?
-	[ "$rc" = 0 ] || bad "[$name] gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+	[ "$rc" = 0 ] || not_ok "[$name] gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
 	local t
 	t=$(sed -n 's/^TIME //p' "$W/$name.out")
 	echo "bench: in-gdb $name seconds ${t:-?}"
@@ -113,7 +106,7 @@ session() {
 	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
 		ok "[$name] (gdb) modsect $args: $nok/$nok module symbols at their kallsyms addresses (${t}s)"
 	else
-		bad "[$name] (gdb) modsect $args: $nbad of $((nok + nbad)) module symbols not at their kallsyms addresses"
+		not_ok "[$name] (gdb) modsect $args: $nbad of $((nok + nbad)) module symbols not at their kallsyms addresses"
 		{ sed '$d' <<<"$res"; grep -vE '^R?SYM' "$W/$name.out" | head -20; } | detail
 	fi
 }
@@ -125,27 +118,27 @@ session image "gdb --all --kernel --kernel-image $VM_KERNEL $FIND" 9
 if grep -qE "^Breakpoint 1(\.2)?, (0x[0-9a-f]+ in )?modsect_test_poke \(value=9\) at .*modsect_test\.c:[0-9]+" "$W/image.out"; then
 	ok "breakpoint on modsect_test_poke hit with value=9, file:line"
 else
-	bad "breakpoint on modsect_test_poke not hit (with file:line)"
+	not_ok "breakpoint on modsect_test_poke not hit (with file:line)"
 fi
 bt=$(grep -E '^#[0-9]+ ' "$W/image.out")
 if grep -qE '^#0 .*modsect_test_poke' <<<"$bt" && grep -qE '^#[0-9]+ .* poke_set .*modsect_test\.c:[0-9]+' <<<"$bt" &&
 	grep -qE '^#[0-9]+ .* param_attr_store ' <<<"$bt"; then
 	ok "bt names module frames (modsect_test_poke, poke_set with file:line) and core frames (param_attr_store)"
 else
-	bad "bt lacks module or core frames"
+	not_ok "bt lacks module or core frames"
 	detail <<<"$bt"
 fi
 if vm_wait_for "^==MODSECT-ACK 1 poke 9 rc=0==\$" 60; then
 	ok "the guest ran on after detach (poke acknowledged)"
 else
-	bad "the guest did not acknowledge the poke after detach"
+	not_ok "the guest did not acknowledge the poke after detach"
 fi
 
 session memory "gdb --all --kernel $FIND"
 if vm_cmd dmesg 60; then
 	ok "the guest runs after the second session"
 else
-	bad "the guest does not run after the second session"
+	not_ok "the guest does not run after the second session"
 fi
 
 
@@ -165,7 +158,7 @@ run_lldb() {
 	local rc=0
 	PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} timeout "$GDB_TIMEOUT" lldb -b -s "$W/$1.lldb" \
 		>"$W/$1.out" 2>&1 </dev/null || rc=$?
-	[ "$rc" = 0 ] || bad "[$1] lldb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+	[ "$rc" = 0 ] || not_ok "[$1] lldb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
 }
 grep -Fxf <(awk '{ print $1, $2 }' "$W/sym/modsect_test.exp") "$W/sym/all.uexp" >"$W/lldb.want"
 awk '{ print "image lookup -a 0x" $2 }' "$W/lldb.want" >"$W/lldb.lookups"
@@ -207,13 +200,13 @@ read -r _ nok nbad nal <<<"$(tail -n 1 <<<"$res")"
 if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
 	ok "[lldb] modsect lldb --all on lldb's own connection: image lookup -a names all $nok kallsyms addresses of modsect_test$([ "${nal:-0}" = 0 ] || echo " ($nal by another name the file defines there)")"
 else
-	bad "[lldb] modsect lldb --all on lldb's own connection: $nbad of $((nok + nbad)) addresses wrong"
+	not_ok "[lldb] modsect lldb --all on lldb's own connection: $nbad of $((nok + nbad)) addresses wrong"
 	{ sed '$d' <<<"$res"; grep -v -e '^$' -e embedded_interpreter -e '^ ' "$W/lldb.out" | head -20; } | detail
 fi
 if vm_cmd dmesg 60; then
 	ok "[lldb] the guest runs after lldb detached"
 else
-	bad "[lldb] the guest does not run after lldb detached"
+	not_ok "[lldb] the guest does not run after lldb detached"
 	vm_resume || true
 fi
 
@@ -242,19 +235,19 @@ if [ "${LKO:--}" = - ]; then
 	LKO=modsect_test.ko
 elif ! vm_dbgfile_ok "${XDG_CACHE_HOME:-$HOME/.cache}/modsect/$LKO" "$VM_TESTMOD_KO" lldb; then
 	LKO_OK=
-	bad "[lldb follow] lldb's module: $VM_DBGFILE"
+	not_ok "[lldb follow] lldb's module: $VM_DBGFILE"
 fi
 if [ "$nl" = 2 ] && [ "$nu" = 2 ] && [ -n "$LKO_OK" ] &&
 	grep -qE "frame #0: 0x[0-9a-f]+ ${LKO//./\\.}.modsect_test_poke\(value=13\) at modsect_test\.c:[0-9]+" "$W/lldb-follow.out"; then
 	ok "[lldb follow] 2 unloads and 2 loads followed (one line each), the breakpoint by name hit in the reloaded module with file:line$([ "$LKO" = modsect_test.ko ] || echo " (in $LKO, modsect's copy of modsect_test.ko)")"
 else
-	bad "[lldb follow] $nl load and $nu unload lines (want 2 and 2), or modsect_test_poke not hit"
+	not_ok "[lldb follow] $nl load and $nu unload lines (want 2 and 2), or modsect_test_poke not hit"
 	grep -v -e '^$' -e embedded_interpreter -e '^Traceback' -e '^  File "<string>"' "$W/lldb-follow.out" | head -30 | detail
 fi
 if vm_wait_for '^==MODSECT-ACK [0-9]+ cycle 2 rc=0==$' 60; then
 	ok "[lldb follow] the guest completed the cycle after lldb detached"
 else
-	bad "[lldb follow] the guest did not complete the cycle"
+	not_ok "[lldb follow] the guest did not complete the cycle"
 	vm_resume || true
 fi
 fi
@@ -288,36 +281,35 @@ detach
 GDB
 rc=0
 timeout "$GDB_TIMEOUT" "$(vm_gdb)" -q -nx -batch -x "$W/follow.gdb" >"$W/follow.out" 2>&1 </dev/null || rc=$?
-[ "$rc" = 0 ] || bad "[follow] gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+[ "$rc" = 0 ] || not_ok "[follow] gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
 sed 's/^/  | /' "$W/follow.out" | grep -v '^  | 	' | head -60
 if grep -qx 'AFTER-UNLOAD No symbol matches 0x'"$POKE_OLD"'\.' "$W/follow.out"; then
 	ok "follow: after the guest unloads modsect_test, info symbol on its old address names nothing"
 else
-	bad "follow: after the unload, $(grep '^AFTER-UNLOAD' "$W/follow.out" || echo 'no answer')"
+	not_ok "follow: after the unload, $(grep '^AFTER-UNLOAD' "$W/follow.out" || echo 'no answer')"
 fi
 if grep -qE "^Breakpoint [0-9]+(\.2)?, (0x[0-9a-f]+ in )?modsect_test_init \(\) at .*modsect_test\.c:[0-9]+" "$W/follow.out"; then
 	ok "follow: a breakpoint on modsect_test_init set before the load is hit with file:line"
 else
-	bad "follow: the breakpoint on modsect_test_init was not hit with file:line"
+	not_ok "follow: the breakpoint on modsect_test_init was not hit with file:line"
 fi
 if grep -qE "^Breakpoint [0-9]+(\.2)?, (0x[0-9a-f]+ in )?modsect_test_poke \(value=13\) at .*modsect_test\.c:[0-9]+" "$W/follow.out"; then
 	ok "follow: the user's breakpoint on modsect_test_poke is hit after 3 more unloads and loads"
 else
-	bad "follow: the breakpoint on modsect_test_poke was not hit after the unload/load cycles"
+	not_ok "follow: the breakpoint on modsect_test_poke was not hit after the unload/load cycles"
 fi
 nl=$(grep -c '^modsect: modsect_test loaded at 0x' "$W/follow.out")
 nu=$(grep -c '^modsect: modsect_test unloaded$' "$W/follow.out")
 if [ "$nl" = 4 ] && [ "$nu" = 4 ]; then
 	ok "follow: one line per load (4) and per unload (4)"
 else
-	bad "follow: $nl load lines and $nu unload lines, want 4 and 4"
+	not_ok "follow: $nl load lines and $nu unload lines, want 4 and 4"
 fi
 if vm_wait_for '^==MODSECT-ACK [0-9]+ cycle 3 rc=0==$' 60 && vm_cmd "unload modsect_test" 60 && vm_cmd "load modsect_test" 60; then
 	ok "follow: after follow off and detach the guest runs on and loads modules without stopping"
 else
-	bad "follow: the guest did not complete the cycle, or an unload/load after detach"
+	not_ok "follow: the guest did not complete the cycle, or an unload/load after detach"
 fi
 
 vm_stop
-echo "$npass passed, $nfail failed"
-[ "$nfail" = 0 ]
+summary

@@ -24,7 +24,9 @@
 #     unchanged.
 #
 # Env: MODSECT (default build/san/modsect, else ./modsect), the MODSECT_VM_*
-# of lib.sh.  Prints "ok:"/"FAIL:" lines and "kernel.sh: N passed, N failed".
+# of lib.sh.  Prints "ok - kernel: [KERNEL] ..." / "not ok - kernel: [KERNEL]
+# ..." per check (tests/common.sh), then "N passed, N failed" alone on the
+# last line.
 set -u
 # qemu_fw_cfg hands QEMU the guest's VMCOREINFO for the dump (memsrc.sh).
 export MODSECT_VM_STOCK_MODULES=${MODSECT_VM_STOCK_MODULES:-"crc-itu-t dm-mod isofs qemu_fw_cfg"}
@@ -45,17 +47,7 @@ mkdir -p "$W"
 MODDIR=${VM_ROOT}/lib/modules/$VM_KREL
 FIND=(--moddir "$MODDIR" --search "$VM_OUT/testmod")
 
-# ms NAME ARGS...: modsect ARGS > $W/NAME.out 2> $W/NAME.err.
-ms() {
-	local name=$1 rc=0
-	shift
-	"$MODSECT" "$@" >"$W/$name.out" 2>"$W/$name.err" || rc=$?
-	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$W/$name.err"; then
-		bad "[$K] modsect $*: sanitizer report"
-		head -n 30 "$W/$name.err" | detail
-	fi
-	return "$rc"
-}
+# lib.sh's `ms NAME ARGS` runs modsect, output in $W/NAME.out and .err.
 
 # symcheck LABEL OUTPUT: symdump's lines in OUTPUT against the expected:
 # gdb's &name (ms_addr, SYM) is the kallsyms address, or its DWARF
@@ -83,7 +75,7 @@ symcheck() {
 	if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
 		ok "[$K] $1: $nok/$nok module symbols at their kallsyms addresses$([ "$nentry" = 0 ] || echo " ($nentry functions' DWARF entry after patchable NOPs, the ELF symbol at the address)")"
 	else
-		bad "[$K] $1: $nbad of $((nok + nbad)) module symbols not at their kallsyms addresses"
+		not_ok "[$K] $1: $nbad of $((nok + nbad)) module symbols not at their kallsyms addresses"
 		{ sed '$d' <<<"$res"; grep -vE '^(SYM|RSYM)' "$2" | head -20; } | detail
 	fi
 }
@@ -99,7 +91,7 @@ if [ "$(sed -n 1p "$LOOP")" = "release $VM_KREL" ] && [ "$(sed -n 2p "$LOOP")" =
 	[ -s "$VM_RUN/readme-grep.txt" ]; then
 	ok "[$K] the README's loop prints release $VM_KREL and machine $VM_ARCH"
 else
-	bad "[$K] the README's loop: want release $VM_KREL, machine $VM_ARCH"
+	not_ok "[$K] the README's loop: want release $VM_KREL, machine $VM_ARCH"
 	head -n 3 "$LOOP" | detail
 fi
 ms cap-loop capture --capture "$VM_RUN/readme-loop.txt" -o - &&
@@ -108,7 +100,7 @@ if grep -q "^machine $VM_ARCH\$" "$W/cap-loop.out" && [ -s "$W/cap-loop.out" ] &
 	diff <(grep -v '^#' "$W/cap-loop.out") <(grep -v '^#' "$W/cap-grep.out") >/dev/null; then
 	ok "[$K] the loop and grep forms read as the same map ($(grep -c . "$VM_RUN/readme-loop.txt") lines)"
 else
-	bad "[$K] the loop and grep forms differ, or do not read"
+	not_ok "[$K] the loop and grep forms differ, or do not read"
 	cat "$W/cap-loop.err" "$W/cap-grep.err" | detail
 fi
 
@@ -116,7 +108,7 @@ fi
 rc=0
 ms gdb-loop gdb --all --capture "$LOOP" "${FIND[@]}" || rc=$?
 cp "$W/gdb-loop.out" "$W/loop.gdb"
-[ "$rc" = 0 ] || { bad "[$K] modsect gdb --all --capture: exit $rc"; detail <"$W/gdb-loop.err"; }
+[ "$rc" = 0 ] || { not_ok "[$K] modsect gdb --all --capture: exit $rc"; detail <"$W/gdb-loop.err"; }
 {
 	echo "set pagination off"
 	echo "set confirm off"
@@ -150,27 +142,27 @@ symcheck "$GDB on the gdbstub" "$W/live.gdb.out"
 if grep -qE "^Breakpoint 1(\.[0-9]+)?, (0x[0-9a-f]+ in )?modsect_test_poke \((value=7)?\) at .*modsect_test\.c:[0-9]+" "$W/live.gdb.out"; then
 	ok "[$K] breakpoint on modsect_test_poke hit, file:line"
 else
-	bad "[$K] breakpoint on modsect_test_poke not hit (with file:line)"
+	not_ok "[$K] breakpoint on modsect_test_poke not hit (with file:line)"
 	grep -vE '^SYM' "$W/live.gdb.out" | tail -n 15 | detail
 fi
 bt=$(grep -E '^#[0-9]+ ' "$W/live.gdb.out")
 if grep -qE '^#0 .*modsect_test_poke' <<<"$bt" && grep -qE '^#[0-9]+ .* poke_set .*modsect_test\.c:[0-9]+' <<<"$bt"; then
 	ok "[$K] bt names modsect_test_poke and poke_set with file:line"
 else
-	bad "[$K] bt lacks the module's frames"
+	not_ok "[$K] bt lacks the module's frames"
 	detail <<<"$bt"
 fi
 if vm_wait_for "^==MODSECT-ACK 1 poke 7 rc=0==\$" 60; then
 	ok "[$K] the guest ran on after detach"
 else
-	bad "[$K] the guest did not acknowledge the poke after detach"
+	not_ok "[$K] the guest did not acknowledge the poke after detach"
 fi
 
 # --- 4. lldb, fresh ---------------------------------------------------------
 rc=0
 ms lldb-loop lldb --all --capture "$LOOP" "${FIND[@]}" || rc=$?
 cp "$W/lldb-loop.out" "$W/loop.lldb"
-[ "$rc" = 0 ] || { bad "[$K] modsect lldb --all --capture: exit $rc"; detail <"$W/lldb-loop.err"; }
+[ "$rc" = 0 ] || { not_ok "[$K] modsect lldb --all --capture: exit $rc"; detail <"$W/lldb-loop.err"; }
 # An address lldb cannot resolve is an error, which ends a -s script: the
 # lookups go in a file sourced with -e false.
 awk '{ print "image lookup -a 0x" $2 }' "$W/sym/all.uexp" >"$W/lookups.lldb"
@@ -206,7 +198,7 @@ read -r _ nok nbad <<<"$(tail -n 1 <<<"$res")"
 if [ "$nbad" = 0 ] && [ "$nok" -gt 0 ]; then
 	ok "[$K] lldb, the script alone: image lookup -a names all $nok kallsyms addresses"
 else
-	bad "[$K] lldb: image lookup -a wrong for $nbad of $((nok + nbad)) addresses"
+	not_ok "[$K] lldb: image lookup -a wrong for $nbad of $((nok + nbad)) addresses"
 	{ sed '$d' <<<"$res"; grep -v 'image lookup\|Address:\|Summary:' "$W/lldb.out" | head -n 10; } | detail
 fi
 
@@ -223,7 +215,7 @@ if [ "$HAVE_BTF" = 1 ]; then
 		[ -s "$W/mem-cap.out" ]; then
 		ok "[$K] capture --remote (BTF from memory): the guest's map, $(norm "$W/cap-ref.out" | wc -l) sections"
 	else
-		bad "[$K] capture --remote: exit $rc, or a map other than the guest's"
+		not_ok "[$K] capture --remote: exit $rc, or a map other than the guest's"
 		{ head -n 5 "$W/mem-cap.err"; head -n 20 "$W/mem.diff"; } | detail
 	fi
 	rc=0
@@ -237,7 +229,7 @@ if [ "$HAVE_BTF" = 1 ]; then
 		echo "python ms_where('$W/sym/all.uexp', 'RSYM')"
 	} >"$W/mem-run.gdb"
 	timeout "$GDB_TIMEOUT" "$GDB" -q -nx -batch -x "$W/mem-run.gdb" >"$W/mem-run.out" 2>&1 </dev/null
-	[ "$rc" = 0 ] || { bad "[$K] modsect gdb --all --remote: exit $rc"; detail <"$W/gdb-mem.err"; }
+	[ "$rc" = 0 ] || { not_ok "[$K] modsect gdb --all --remote: exit $rc"; detail <"$W/gdb-mem.err"; }
 	symcheck "gdb --all --remote (from memory)" "$W/mem-run.out"
 else
 	rc=0
@@ -245,7 +237,7 @@ else
 	if [ "$rc" != 0 ] && [ ! -s "$W/mem-cap.out" ] && grep -q 'BTF' "$W/mem-cap.err"; then
 		ok "[$K] the kernel has no BTF: capture --remote refuses, saying so: $(head -n 1 "$W/mem-cap.err")"
 	else
-		bad "[$K] no BTF: capture --remote exit $rc, want an error naming BTF"
+		not_ok "[$K] no BTF: capture --remote exit $rc, want an error naming BTF"
 		head -n 5 "$W/mem-cap.err" | detail
 	fi
 fi
@@ -259,7 +251,7 @@ if [ "$HAVE_BTF" = 1 ]; then
 		[ -s "$W/vmcore-cap.out" ]; then
 		ok "[$K] capture --vmcore (QEMU's ELF dump, BTF from memory): the guest's map"
 	else
-		bad "[$K] capture --vmcore: exit $rc, or a map other than the guest's"
+		not_ok "[$K] capture --vmcore: exit $rc, or a map other than the guest's"
 		{ head -n 5 "$W/vmcore-cap.err"; head -n 20 "$W/vmcore.diff"; } | detail
 	fi
 elif [ "$rc" != 0 ] && [ ! -s "$W/vmcore-cap.out" ] && grep -q 'BTF' "$W/vmcore-cap.err"; then
@@ -270,7 +262,7 @@ elif [ "$VM_ARCH" = i686 ] && [ "$rc" != 0 ] && [ ! -s "$W/vmcore-cap.out" ] &&
 	# page tables through the addresses they translate): known, named.
 	ok "[$K] capture --vmcore of an i386 PAE dump refuses, naming libkdumpfile's translation failure"
 else
-	bad "[$K] no BTF: capture --vmcore exit $rc, want an error naming BTF"
+	not_ok "[$K] no BTF: capture --vmcore exit $rc, want an error naming BTF"
 	head -n 5 "$W/vmcore-cap.err" | detail
 fi
 rm -f "$W/vmcore.elf"
@@ -285,7 +277,7 @@ FR_RE='[A-Za-z0-9_.$]+\+0x[0-9a-f]+\/0x[0-9a-f]+ \[modsect_test\]'
 if grep -q 'WARNING: ' "$DC/warn.log" && grep -qE "$FR_RE" "$DC/warn.log"; then
 	ok "[$K] the guest's WARN: $(grep -cE "$FR_RE" "$DC/warn.log") [modsect_test] frames"
 else
-	bad "[$K] no WARNING with [modsect_test] frames in the guest's log"
+	not_ok "[$K] no WARNING with [modsect_test] frames in the guest's log"
 	tail -n 30 "$DC/warn.log" | detail
 fi
 KO=$VM_TESTMOD_KO
@@ -307,7 +299,7 @@ while read -r nr exact pre sym off size; do
 	read -r ndx val <<<"$(awk -v s="$sym" '$1 == s { print $2, $3; exit }' "$DC/funcs")"
 	sec=$(awk -v i="${ndx:-x}" '$1 == i { print $2 }' "$DC/secnames")
 	if [ -z "$sec" ]; then
-		bad "[$K] decode: $sym (line $nr) is no function of ${KO##*/}"
+		not_ok "[$K] decode: $sym (line $nr) is no function of ${KO##*/}"
 		continue
 	fi
 	eu-addr2line -e "$KO" -j "$sec" -f -i "$(printf '0x%x' $((16#$val + off - (exact ? 0 : 1))))" >"$DC/a2l.$nr.$pre"
@@ -327,14 +319,14 @@ rc=0
 ms decode decode --capture "$LOOP" "${FIND[@]}" "$DC/warn.log" || rc=$?
 cp "$W/decode.out" "$DC/decode.out"
 if grep -q '^MISMATCH' "$DC/expected.frames"; then
-	bad "[$K] decode: eu-addr2line puts a frame in another function: $(grep '^MISMATCH' "$DC/expected.frames" | head -n 2 | tr '\n' ' ')"
+	not_ok "[$K] decode: eu-addr2line puts a frame in another function: $(grep '^MISMATCH' "$DC/expected.frames" | head -n 2 | tr '\n' ' ')"
 elif [ "$rc" = 0 ] && diff "$DC/expected" "$DC/decode.out" >"$DC/decode.diff"; then
 	ok "[$K] decode: the WARN's $(wc -l <"$DC/frames") [modsect_test] frames as eu-addr2line -f -i says ($(grep -c ' (inlined) ' "$DC/expected") inlined lines), the other $(($(wc -l <"$DC/warn.log") - $(wc -l <"$DC/frames"))) lines unchanged"
 else
-	bad "[$K] decode: exit $rc, or output other than expected (< expected, > modsect)"
+	not_ok "[$K] decode: exit $rc, or output other than expected (< expected, > modsect)"
 	{ head -n 3 "$W/decode.err"; head -n 30 "$DC/decode.diff"; } | detail
 fi
 
 vm_stop
-echo "kernel.sh [$K $VM_KREL]: $npass passed, $nfail failed"
-[ "$nfail" = 0 ]
+echo "kernel.sh: $K $VM_KREL"
+summary

@@ -6,17 +6,16 @@
 # Boots the VM, turns the captured section list into an add-symbol-file
 # command by hand (awk), breaks on modsect_test_poke, makes the guest write
 # the poke parameter, and checks the breakpoint, the backtrace (file:line)
-# and a few symbol addresses against the guest's /proc/kallsyms.
+# and a few symbol addresses against the guest's /proc/kallsyms.  Prints
+# "ok - smoke: ..." / "not ok - smoke: ..." per check, then "N passed, N
+# failed" alone on the last line; exit 1 if anything failed.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-120}
 POKE=5
-fails=0
 t_start=$(date +%s)
-
-ok() { printf 'ok: %s\n' "$*"; }
-bad() { printf 'FAIL: %s\n' "$*"; fails=$((fails + 1)); }
+# ok / not_ok / summary: lib.sh's (tests/common.sh), as every test's.
 
 vm_setup
 vm_start
@@ -71,33 +70,33 @@ timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$gdbdir/smoke.gdb" \
 	>"$gdbdir/gdb.out" 2>&1 </dev/null || rc=$?
 echo "gdb exited $rc after $(($(date +%s) - t0))s; output in $gdbdir/gdb.out"
 sed 's/^/  | /' "$gdbdir/gdb.out"
-[ "$rc" != 124 ] || bad "gdb timed out after ${GDB_TIMEOUT}s (breakpoint not hit?)"
+[ "$rc" != 124 ] || not_ok "gdb timed out after ${GDB_TIMEOUT}s (breakpoint not hit?)"
 
 # --- checks ---
 if grep -qE "^Breakpoint 1, (0x[0-9a-f]+ in )?modsect_test_poke \(value=$POKE\) at .*modsect_test\.c:[0-9]+" "$gdbdir/gdb.out"; then
 	ok "breakpoint on modsect_test_poke hit with value=$POKE"
 else
-	bad "breakpoint on modsect_test_poke not reported"
+	not_ok "breakpoint on modsect_test_poke not reported"
 fi
 if grep -qE "^#0 +(0x[0-9a-f]+ in )?modsect_test_poke \(value=$POKE\) at .*modsect_test\.c:[0-9]+" "$gdbdir/gdb.out"; then
 	ok "bt shows modsect_test_poke with file:line"
 else
-	bad "bt does not show modsect_test_poke at modsect_test.c:LINE"
+	not_ok "bt does not show modsect_test_poke at modsect_test.c:LINE"
 fi
 if grep -qE "^HIT value=$POKE data=24263$" "$gdbdir/gdb.out"; then
 	ok "arguments and .data global readable at the breakpoint"
 else
-	bad "could not read value / modsect_test_data at the breakpoint"
+	not_ok "could not read value / modsect_test_data at the breakpoint"
 fi
 for s in $syms; do
 	want=$(awk -v s="$s" '$3 == s && $4 == "[modsect_test]" { print $1; exit }' "$VM_RUN/kallsyms.txt")
 	got=$(awk -v s="$s" '$1 == "ADDR" && $2 == s { print $3; exit }' "$gdbdir/gdb.out")
 	if [ -z "$want" ]; then
-		bad "$s not in guest kallsyms"
+		not_ok "$s not in guest kallsyms"
 	elif [ "$(printf '%016x' "0x${got:-0}")" = "$want" ]; then
 		ok "$s at $want (gdb == kallsyms)"
 	else
-		bad "$s: gdb says ${got:-nothing}, kallsyms says $want"
+		not_ok "$s: gdb says ${got:-nothing}, kallsyms says $want"
 	fi
 done
 
@@ -105,12 +104,12 @@ done
 if vm_wait_for "^==MODSECT-ACK 1 poke $POKE rc=0==$" 60; then
 	ok "guest completed the poke after gdb detached"
 else
-	bad "guest did not acknowledge the poke"
+	not_ok "guest did not acknowledge the poke"
 fi
 if vm_cmd "dmesg" 30 && vm_section "dmesg-$VM_LAST_ACK" | grep -q "modsect_test: poke $POKE (was 24263)"; then
 	ok "guest dmesg shows the poke"
 else
-	bad "guest dmesg lacks 'modsect_test: poke $POKE'"
+	not_ok "guest dmesg lacks 'modsect_test: poke $POKE'"
 fi
 
 # --- the same with lldb (MODSECT_VM_LLDB=0 skips) ---
@@ -146,12 +145,12 @@ if [ "${MODSECT_VM_LLDB:-1}" != 0 ]; then
 		grep -q 'stop reason = breakpoint 1' "$gdbdir/lldb.out"; then
 		ok "lldb: breakpoint on modsect_test_poke hit, bt shows file:line"
 	else
-		bad "lldb: breakpoint on modsect_test_poke not hit / no file:line"
+		not_ok "lldb: breakpoint on modsect_test_poke not hit / no file:line"
 	fi
 	if vm_wait_for "^==MODSECT-ACK $n poke $POKE2 rc=0==\$" 60; then
 		ok "guest completed the poke after lldb detached"
 	else
-		bad "guest did not acknowledge the poke after lldb"
+		not_ok "guest did not acknowledge the poke after lldb"
 		vm_resume || true
 	fi
 else
@@ -160,9 +159,4 @@ fi
 
 vm_stop
 echo "boot ${VM_BOOT_SECONDS}s, total $(($(date +%s) - t_start))s"
-if [ "$fails" = 0 ]; then
-	echo "smoke: PASS"
-else
-	echo "smoke: $fails check(s) FAILED"
-	exit 1
-fi
+summary
