@@ -1,7 +1,7 @@
 #!/bin/bash
 # The man page, `modsect --help` / `modsect CMD --help` and the bash
 # completion name the same commands and options.  The help texts come from
-# the tables in tools/main.c (the one source of truth); the man page's
+# the tables in tools/main.c and tools/options.c (the one source of truth); the man page's
 # COMMANDS (`.TP` + `.B name`) and SYNOPSIS (`.B modsect name`) must list
 # exactly the commands of `modsect --help`, its OPTIONS (`.TP` tags:
 # `.B`/`.BI`/`.BR` with \-\-name and \-x) exactly the options of all

@@ -174,6 +174,7 @@ static char *relative_path(const struct ms_modfile *f, const char *moddir)
 
 static int try_debuginfod(struct search *s)
 {
+	struct ms_err derr = { 0 };
 	unsigned char id[64];
 	size_t len = s->want_bid ? strlen(s->want_bid) / 2 : 0;
 	char *path = NULL;
@@ -181,9 +182,9 @@ static int try_debuginfod(struct search *s)
 
 	if (!len || len > sizeof(id) || ms_ctx_offline(s->ctx))
 		return 0;
-	for (size_t i = 0; i < len; i++)
-		sscanf(s->want_bid + 2 * i, "%2hhx", &id[i]);
-	r = ms_finder_debuginfod(s->fi, id, len, &path);
+	if (ms_hex_decode(s->want_bid, 2 * len, id))
+		return 0;
+	r = ms_finder_debuginfod(s->fi, id, len, &path, &derr);
 	if (r < 0) {
 		char why[256];
 

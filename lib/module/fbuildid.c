@@ -54,18 +54,33 @@ static int open_debuginfod(struct ms_finder *fi)
 	return fi->dclient ? 0 : -ENOMEM;
 }
 
+/* The error of a debuginfod request, into err; returns r. */
+static int said(const unsigned char *id, size_t len, int r, struct ms_err *err)
+{
+	char hex[2 * 64 + 1];
+
+	ms_hex_encode(id, len < 64 ? len : 64, hex);
+	if (r == -ENOSYS)
+		return ms_err_set(err, ENOSYS, "debuginfod: no DEBUGINFOD_URLS");
+	if (r == -ENOENT)
+		return ms_err_set(err, ENOENT,
+				  "debuginfod: build-id %s is not on the servers",
+				  hex);
+	return ms_err_errno(err, -r, "debuginfod: build-id %s", hex);
+}
+
 int ms_finder_debuginfod(struct ms_finder *fi, const unsigned char *id,
-			 size_t len, char **path_ret)
+			 size_t len, char **path_ret, struct ms_err *err)
 {
 	int fd;
 
 	if (fi->dfailed)
-		return fi->dfailed;
+		return said(id, len, fi->dfailed, err);
 	fd = open_debuginfod(fi);
 	if (fd == -ENOSYS || fd == -ELIBACC || fd == -ELIBBAD)
 		fi->dfailed = fd;
 	if (fd)
-		return fd;
+		return said(id, len, fd, err);
 	/* Honours DEBUGINFOD_URLS, _CACHE_PATH and _TIMEOUT. */
 	fd = fi->df.debuginfod_find_debuginfo(fi->dclient, id, (int)len,
 					      path_ret);
@@ -76,7 +91,7 @@ int ms_finder_debuginfod(struct ms_finder *fi, const unsigned char *id,
 	/* Not found is an answer; anything else means the servers are out of reach. */
 	if (fd != -ENOENT)
 		fi->dfailed = fd;
-	return fd;
+	return said(id, len, fd, err);
 }
 
 /*
@@ -127,11 +142,10 @@ static int open_from_debuginfod(struct ms_finder *fi, const char *bid,
 	char *path = NULL;
 	int r;
 
-	if (ms_ctx_offline(fi->ctx) || len > sizeof(id))
+	if (ms_ctx_offline(fi->ctx) || len > sizeof(id) ||
+	    ms_hex_decode(bid, 2 * len, id))
 		return -ENOENT;
-	for (size_t i = 0; i < len; i++)
-		sscanf(bid + 2 * i, "%2hhx", &id[i]);
-	r = ms_finder_debuginfod(fi, id, len, &path);
+	r = ms_finder_debuginfod(fi, id, len, &path, &ferr);
 	if (r < 0)
 		return r == -ENOMEM ? r : -ENOENT;
 	r = ms_modfile_open(fi->ctx, path, ret, &ferr);

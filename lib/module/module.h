@@ -41,7 +41,7 @@ const struct ms_ctx *ms_finder_ctx(const struct ms_finder *fi);
  * the finder stops asking, so --all does not wait a timeout per module.
  */
 int ms_finder_debuginfod(struct ms_finder *fi, const unsigned char *id,
-			 size_t len, char **path_ret);
+			 size_t len, char **path_ret, struct ms_err *err);
 /* The error that made the finder stop asking debuginfod, or 0. */
 int ms_finder_debuginfod_error(const struct ms_finder *fi);
 /*

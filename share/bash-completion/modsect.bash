@@ -3,7 +3,7 @@
 #
 # Subcommands, options and what each option and argument takes are read
 # from modsect itself (`modsect --help`, `modsect CMD --help`, generated
-# from the tables in tools/main.c), so this file never lists them.  Module
+# from the tables in tools/main.c and tools/options.c), so this file never lists them.  Module
 # names come from /sys/module/*/sections (under --root DIR when given), or
 # from the capture named by --capture FILE.
 

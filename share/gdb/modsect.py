@@ -21,7 +21,6 @@ see `gdb --configuration`, --with-system-gdbinit-dir).
 """
 
 import os
-import shutil
 import signal
 import sys
 import subprocess
@@ -46,38 +45,10 @@ MODSECT_BINDIR = "@BINDIR@"
 
 def modsect_binary():
     """The modsect executable to run (see the module docstring)."""
-    env = os.environ.get("MODSECT")
-    if env:
-        return env
-    here = _HERE
-    cands = []
-    if not MODSECT_BINDIR.startswith("@"):
-        cands.append(os.path.join(MODSECT_BINDIR, "modsect"))
-    # PREFIX/share/modsect/gdb/modsect.py -> PREFIX/bin/modsect
-    cands.append(os.path.join(here, "..", "..", "..", "bin", "modsect"))
-    # the source tree: share/gdb/modsect.py -> ./modsect
-    cands.append(os.path.join(here, "..", "..", "modsect"))
-    for c in cands:
-        if os.path.isfile(c) and os.access(c, os.X_OK):
-            return os.path.normpath(c)
-    found = shutil.which("modsect")
+    found = modsect_stub.find_binary(MODSECT_BINDIR, _HERE)
     if found:
         return found
     raise gdb.GdbError("modsect: no modsect binary (set $MODSECT, or put it in PATH)")
-
-
-def output_file(args):
-    """The -o/--output FILE among ARGS, if any."""
-    for i, a in enumerate(args):
-        if a == "--":
-            break
-        if a in ("-o", "--output") and i + 1 < len(args):
-            return args[i + 1]
-        if a.startswith("--output="):
-            return a[len("--output="):]
-        if a.startswith("-o") and len(a) > 2 and not a.startswith("--"):
-            return a[2:]
-    return None
 
 
 def run_modsect(args):
@@ -302,7 +273,7 @@ before its init runs, and drops each one it unloads (OPTIONS as for
             out = run_modsect(args)
         helping = any(a in ("-h", "--help", "--version") for a in args)
         if args and args[0] == "gdb" and not helping:
-            ofile = output_file(args[1:])
+            ofile = modsect_stub.output_file(args[1:])
             if ofile is not None and ofile != "-":
                 gdb.execute("source " + ofile)
             else:

@@ -29,7 +29,6 @@ dist-packages, the directory holding its lldb/ package, works around it.)
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 
@@ -54,32 +53,7 @@ MODSECT_BINDIR = "@BINDIR@"
 
 
 def modsect_binary():
-    env = os.environ.get("MODSECT")
-    if env:
-        return env
-    here = _HERE
-    cands = []
-    if not MODSECT_BINDIR.startswith("@"):
-        cands.append(os.path.join(MODSECT_BINDIR, "modsect"))
-    cands.append(os.path.join(here, "..", "..", "..", "bin", "modsect"))
-    cands.append(os.path.join(here, "..", "..", "modsect"))
-    for c in cands:
-        if os.path.isfile(c) and os.access(c, os.X_OK):
-            return os.path.normpath(c)
-    return shutil.which("modsect")
-
-
-def output_file(args):
-    for i, a in enumerate(args):
-        if a == "--":
-            break
-        if a in ("-o", "--output") and i + 1 < len(args):
-            return args[i + 1]
-        if a.startswith("--output="):
-            return a[len("--output="):]
-        if a.startswith("-o") and len(a) > 2 and not a.startswith("--"):
-            return a[2:]
-    return None
+    return modsect_stub.find_binary(MODSECT_BINDIR, _HERE)
 
 
 def run_lent(exe, args, process):
@@ -288,7 +262,7 @@ def modsect_command(debugger, command, result, internal_dict):
         result.AppendMessage(out.rstrip("\n"))
         result.SetStatus(lldb.eReturnStatusSuccessFinishResult)
         return
-    ofile = output_file(args[1:])
+    ofile = modsect_stub.output_file(args[1:])
     if ofile is not None and ofile != "-":
         with open(ofile, encoding="utf-8", errors="surrogateescape") as f:
             out = f.read()

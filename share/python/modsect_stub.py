@@ -10,6 +10,8 @@ QEMU or to this stub.  This file knows no debugger: gdb's and lldb's
 scripts hand it three functions.
 """
 
+import os
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -22,6 +24,39 @@ SOURCE_OPTIONS = ("--root", "--capture", "--remote", "--vmcore")
 # Architectures modsect's remote client knows (lib/rsp.c), with the pc's
 # register number and size, as in the target descriptions QEMU sends.
 ARCH_PC = {"i386:x86-64": (16, 8), "i386": (8, 4), "aarch64": (32, 8)}
+
+
+def find_binary(bindir, here):
+    """The modsect executable a debugger front-end runs: $MODSECT, else the
+    one installed beside it (BINDIR as `make install` wrote it into the
+    front-end, or PREFIX/bin from PREFIX/share/modsect/DEBUGGER/), else the
+    source tree's ./modsect, else PATH's; None if there is none."""
+    env = os.environ.get("MODSECT")
+    if env:
+        return env
+    cands = []
+    if not bindir.startswith("@"):
+        cands.append(os.path.join(bindir, "modsect"))
+    cands.append(os.path.join(here, "..", "..", "..", "bin", "modsect"))
+    cands.append(os.path.join(here, "..", "..", "modsect"))
+    for c in cands:
+        if os.path.isfile(c) and os.access(c, os.X_OK):
+            return os.path.normpath(c)
+    return shutil.which("modsect")
+
+
+def output_file(args):
+    """The -o/--output FILE among ARGS, if any."""
+    for i, a in enumerate(args):
+        if a == "--":
+            break
+        if a in ("-o", "--output") and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith("--output="):
+            return a[len("--output="):]
+        if a.startswith("-o") and len(a) > 2 and not a.startswith("--"):
+            return a[2:]
+    return None
 
 
 def wants_source(args):
