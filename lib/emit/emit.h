@@ -77,4 +77,44 @@ void ms_script_result_clear(struct ms_script_result *res);
 int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
 			  size_t *len_ret, struct ms_err *err);
 
+/* ---- kernel reports, annotated (decode.c) ---- */
+
+struct ms_decode_opts {
+	unsigned int layout_flags; /* MS_LAYOUT_* for each module */
+	bool no_index; /* read the DWARF, never an index (nor write one) */
+	const char *machine; /* the report's (uname -m), if the map has none */
+	/* Told once of each module left unannotated, and why (may be NULL). */
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
+};
+
+/*
+ * A decoder of one stream of kernel log text over map, whose modules it
+ * finds through fi when a frame first needs them. The modules the first
+ * lines (as ms_decode_text gives them) name that the map lacks are laid
+ * out from their files at once; the map grows.
+ */
+struct ms_decoder;
+int ms_decoder_new(struct ms_map *map, struct ms_finder *fi,
+		   const struct ms_decode_opts *o, char *const *first,
+		   size_t nfirst, struct ms_decoder **ret, struct ms_err *err);
+/*
+ * Writes ln to out with every module frame annotated; text is the line as
+ * ms_decode_text gives it. place: lay out the modules it names that the
+ * map lacks first (not needed for the first lines).
+ */
+int ms_decoder_line(struct ms_decoder *d, FILE *out, const struct ms_line *ln,
+		    const char *text, bool place, struct ms_err *err);
+/* The first failure to make or write an index (ms_lazy_index_error). */
+int ms_decoder_index_error(struct ms_decoder *d, struct ms_err *err);
+void ms_decoder_free(struct ms_decoder *d);
+/*
+ * The line as the report parser reads it: a C string, so a NUL byte (a
+ * crashed program's output on the console) becomes 0x01, which no frame
+ * or marker holds, and the bytes after it are still read. In *scratch
+ * (of *cap bytes, grown) when it must be copied; NULL: no memory.
+ */
+const char *ms_decode_text(const struct ms_line *ln, char **scratch,
+			   size_t *cap);
+
 #endif
