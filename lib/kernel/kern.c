@@ -47,24 +47,27 @@ int kern_sym(const struct kern *k, const char *name, uint64_t *ret,
 		if (!strcmp(k->ksyms->syms[i].name, name))
 			s = &k->ksyms->syms[i];
 	if (!s)
-		return ms_err_set(err, ENOENT,
-				  "the kernel's kallsyms has no symbol %s (kernel %s)",
-				  name, k->release ? k->release : "unknown");
+		return ms_err_set(
+			err, ENOENT,
+			"the kernel's kallsyms has no symbol %s (kernel %s)",
+			name, k->release ? k->release : "unknown");
 	*ret = kern_moved(k, s->addr);
 	return 0;
 }
 
-int kern_read_array(const struct kern *k, uint64_t addr, size_t n,
-		    size_t size, size_t max, const char *what, void **ret,
+int kern_read_array(const struct kern *k, uint64_t addr, size_t n, size_t size,
+		    size_t max, const char *what, void **ret,
 		    struct ms_err *err)
 {
 	void *buf;
 	int r;
 
 	if (n > max)
-		return ms_err_set(err, EBADMSG,
-				  "%s at 0x%" PRIx64 " in %s: %zu entries, more than %zu (corrupted memory?)",
-				  what, addr, k->origin, n, max);
+		return ms_err_set(
+			err, EBADMSG,
+			"%s at 0x%" PRIx64
+			" in %s: %zu entries, more than %zu (corrupted memory?)",
+			what, addr, k->origin, n, max);
 	buf = malloc(n * size + 1);
 	if (!buf)
 		return ms_err_errno(err, ENOMEM, "reading %s", what);

@@ -14,8 +14,7 @@
 
 #include "kmem-int.h"
 
-static int read_uts(struct kern *k, const struct klayout *l,
-		    struct ms_err *err)
+static int read_uts(struct kern *k, const struct klayout *l, struct ms_err *err)
 {
 	unsigned char buf[65];
 	uint64_t uts;
@@ -41,11 +40,12 @@ static int read_uts(struct kern *k, const struct klayout *l,
 	for (int i = 0; !r && i < 2; i++) {
 		size_t n = f[i]->size < sizeof(buf) ? f[i]->size : sizeof(buf);
 
-		r = ms_mem_read(k->mem, uts + f[i]->off, buf, n,
-				"init_uts_ns", err);
+		r = ms_mem_read(k->mem, uts + f[i]->off, buf, n, "init_uts_ns",
+				err);
 		if (!r && !memchr(buf, '\0', n))
 			r = ms_err_set(err, EBADMSG,
-				       "%s: init_uts_ns at 0x%" PRIx64 " holds no string",
+				       "%s: init_uts_ns at 0x%" PRIx64
+				       " holds no string",
 				       k->origin, uts);
 		if (!r) {
 			free(*dst[i]);

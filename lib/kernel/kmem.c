@@ -20,8 +20,7 @@
 static int read_name(const struct kern *k, uint64_t addr, const char *what,
 		     char **ret, struct ms_err *err)
 {
-	int r = ms_mem_read_string(k->mem, addr, KMEM_NAME_MAX, what, ret,
-				   err);
+	int r = ms_mem_read_string(k->mem, addr, KMEM_NAME_MAX, what, ret, err);
 
 	if (!r && !**ret) {
 		free(*ret);
@@ -47,9 +46,11 @@ static int count_bin_attrs(const struct kern *k, const struct klayout *l,
 		int r;
 
 		if (*n > KMEM_MAX_SECTIONS)
-			return ms_err_set(err, EBADMSG,
-					  "section attributes at 0x%" PRIx64 " in %s: more than %d (corrupted memory?)",
-					  p, k->origin, KMEM_MAX_SECTIONS);
+			return ms_err_set(
+				err, EBADMSG,
+				"section attributes at 0x%" PRIx64
+				" in %s: more than %d (corrupted memory?)",
+				p, k->origin, KMEM_MAX_SECTIONS);
 		r = ms_mem_read(k->mem, p, buf, (size_t)k->ptr_size,
 				"section attribute list", err);
 		if (r)
@@ -73,15 +74,16 @@ static int read_sections(const struct kern *k, const struct klayout *l,
 	if (!sas)
 		return 0;
 	r = kern_read_array(k, sas, 1, l->sas_size, 1, "module_sect_attrs",
-		       (void **)&hdr, err);
+			    (void **)&hdr, err);
 	if (!r && l->sas_nsections.found)
 		n = kget_field(k, hdr, &l->sas_nsections);
 	else if (!r)
 		r = count_bin_attrs(k, l, hdr, &n, err);
 	if (!r)
 		r = kern_read_array(k, sas + l->sas_attrs.off, n, l->sa_size,
-			       KMEM_MAX_SECTIONS, "module section attributes",
-			       (void **)&attrs, err);
+				    KMEM_MAX_SECTIONS,
+				    "module section attributes",
+				    (void **)&attrs, err);
 	for (size_t i = 0; !r && i < n; i++) {
 		const unsigned char *a = attrs + i * l->sa_size;
 		uint64_t np = kget(k, a, l->sa_battr.off + l->ba_name.off,
@@ -113,13 +115,13 @@ static int read_build_id(const struct kern *k, const struct klayout *l,
 	if (!nas || !l->nas_size)
 		return 0;
 	r = kern_read_array(k, nas, 1, l->nas_size, 1, "module_notes_attrs",
-		       (void **)&hdr, err);
+			    (void **)&hdr, err);
 	if (!r)
 		n = kget_field(k, hdr, &l->nas_notes);
 	if (!r)
 		r = kern_read_array(k, nas + l->nas_attrs.off, n, l->ba_size,
-			       KMEM_MAX_NOTES, "module note attributes",
-			       (void **)&attrs, err);
+				    KMEM_MAX_NOTES, "module note attributes",
+				    (void **)&attrs, err);
 	for (size_t i = 0; !r && i < n && !m->build_id; i++) {
 		const unsigned char *a = attrs + i * l->ba_size;
 		uint64_t len = kget_field(k, a, &l->ba_len);
@@ -133,10 +135,11 @@ static int read_build_id(const struct kern *k, const struct klayout *l,
 		/* sysfs: notes/.note.gnu.build-id, read in modsect's capture */
 		if (!strcmp(name, ".note.gnu.build-id")) {
 			r = kern_read_array(k, kget_field(k, a, &l->ba_private),
-				       (size_t)len, 1, 4096, "build-id note",
-				       &note, err);
+					    (size_t)len, 1, 4096,
+					    "build-id note", &note, err);
 			if (!r) {
-				m->build_id = ms_notes_build_id(note, (size_t)len);
+				m->build_id =
+					ms_notes_build_id(note, (size_t)len);
 				free(note);
 			}
 		}
@@ -156,9 +159,11 @@ static int check_modname(const struct kern *k, uint64_t at, const char *name,
 				  at, k->origin);
 	for (const char *p = name; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
-			return ms_err_set(err, EBADMSG,
-					  "module at 0x%" PRIx64 " in %s has a name that is no file name (%s)",
-					  at, k->origin, MS_ESC(name));
+			return ms_err_set(
+				err, EBADMSG,
+				"module at 0x%" PRIx64
+				" in %s has a name that is no file name (%s)",
+				at, k->origin, MS_ESC(name));
 	return 0;
 }
 
@@ -167,20 +172,21 @@ static int read_module(const struct kern *k, const struct klayout *l,
 		       struct ms_module *m, struct ms_err *err)
 {
 	int64_t state = (int64_t)kget_field(k, mod, &l->mod_state);
-	const char *st = state == l->st_live	 ? "live" :
+	const char *st = state == l->st_live   ? "live" :
 			 state == l->st_coming ? "coming" :
 			 state == l->st_going  ? "going" :
 						 NULL;
 	uint64_t sv = kget_field(k, mod, &l->mod_srcversion);
 	int r;
 
-	m->name = strndup((const char *)mod + l->mod_name.off,
-			  l->mod_name.size);
+	m->name =
+		strndup((const char *)mod + l->mod_name.off, l->mod_name.size);
 	if (!m->name || (st && !(m->initstate = strdup(st))))
 		return ms_err_errno(err, ENOMEM, "module");
 	if (strlen(m->name) == l->mod_name.size)
 		return ms_err_set(err, EBADMSG,
-				  "module at 0x%" PRIx64 " in %s: name not NUL-terminated",
+				  "module at 0x%" PRIx64
+				  " in %s: name not NUL-terminated",
 				  at, k->origin);
 	r = check_modname(k, at, m->name, err);
 	if (!r && sv)
@@ -193,7 +199,8 @@ static int read_module(const struct kern *k, const struct klayout *l,
 	for (const char *p = m->srcversion; !r && p && *p; p++)
 		if (!isalnum((unsigned char)*p))
 			r = ms_err_set(err, EBADMSG,
-				       "srcversion at 0x%" PRIx64 " in %s is not alphanumeric (%s)",
+				       "srcversion at 0x%" PRIx64
+				       " in %s is not alphanumeric (%s)",
 				       sv, k->origin, MS_ESC(m->srcversion));
 	if (!r)
 		r = read_build_id(k, l, mod, m, err);
@@ -215,7 +222,8 @@ static int add_module(struct ms_map *map, struct ms_module *m)
 }
 
 /* Open addressing over node addresses: a loop in the list is an error. */
-#define SEEN_SLOTS ((size_t)32768) /* a power of two over 2 * KMEM_MAX_MODULES */
+#define SEEN_SLOTS \
+	((size_t)32768) /* a power of two over 2 * KMEM_MAX_MODULES */
 struct seen {
 	uint64_t *slot;
 	size_t size;
@@ -262,17 +270,22 @@ int kmem_read_modules(const struct kern *k, const struct klayout *l,
 		uint64_t at = node - l->mod_list.off;
 
 		if (++n > KMEM_MAX_MODULES)
-			r = ms_err_set(err, EBADMSG,
-				       "the module list in %s has more than %d entries (corrupted memory?)",
-				       k->origin, KMEM_MAX_MODULES);
+			r = ms_err_set(
+				err, EBADMSG,
+				"the module list in %s has more than %d entries (corrupted memory?)",
+				k->origin, KMEM_MAX_MODULES);
 		else if (!node)
-			r = ms_err_set(err, EBADMSG,
-				       "the module list in %s ends in a NULL pointer after 0x%" PRIx64 " (corrupted memory, or it changed while read)",
-				       k->origin, prev);
+			r = ms_err_set(
+				err, EBADMSG,
+				"the module list in %s ends in a NULL pointer after 0x%" PRIx64
+				" (corrupted memory, or it changed while read)",
+				k->origin, prev);
 		else if (!seen_add(&seen, node))
-			r = ms_err_set(err, EBADMSG,
-				       "the module list in %s loops at 0x%" PRIx64 " (corrupted memory, or it changed while read)",
-				       k->origin, at);
+			r = ms_err_set(
+				err, EBADMSG,
+				"the module list in %s loops at 0x%" PRIx64
+				" (corrupted memory, or it changed while read)",
+				k->origin, at);
 		if (!r)
 			r = ms_mem_read(k->mem, at, mod, l->mod_size,
 					"struct module", err);
@@ -282,7 +295,8 @@ int kmem_read_modules(const struct kern *k, const struct klayout *l,
 		node = kget(k, mod, l->mod_list.off + l->list_next.off,
 			    (size_t)k->ptr_size);
 		/* Not in sysfs or kallsyms yet: like the kernel, skip it. */
-		if ((int64_t)kget_field(k, mod, &l->mod_state) == l->st_unformed)
+		if ((int64_t)kget_field(k, mod, &l->mod_state) ==
+		    l->st_unformed)
 			continue;
 		if (k->only_at && at != k->only_at)
 			continue;
@@ -302,9 +316,11 @@ int kmem_read_modules(const struct kern *k, const struct klayout *l,
 			ms_module_clear(&m);
 	}
 	if (!r && k->only_at && !map->nmodules)
-		r = ms_err_set(err, ENOENT,
-			       "no module at 0x%" PRIx64 " on the module list of %s (not loaded, or not formed yet)",
-			       k->only_at, k->origin);
+		r = ms_err_set(
+			err, ENOENT,
+			"no module at 0x%" PRIx64
+			" on the module list of %s (not loaded, or not formed yet)",
+			k->only_at, k->origin);
 	free(seen.slot);
 	free(mod);
 	return r;

@@ -54,7 +54,7 @@ static int read_exports(const struct kern *k, const struct klayout *l,
 	if (!syms || !n || !l->ks_size)
 		return 0;
 	r = kern_read_array(k, syms, n, l->ks_size, KMEM_MAX_SYMTAB,
-		       "exported symbols", (void **)&buf, err);
+			    "exported symbols", (void **)&buf, err);
 	if (r)
 		return r;
 	e = calloc(n, sizeof(*e));
@@ -71,8 +71,10 @@ static int read_exports(const struct kern *k, const struct klayout *l,
 			int32_t v = (int32_t)kget_field(k, s, &l->ks_value);
 			int32_t nm = (int32_t)kget_field(k, s, &l->ks_name);
 
-			e[i].value = at + l->ks_value.off + (uint64_t)(int64_t)v;
-			e[i].name_addr = at + l->ks_name.off + (uint64_t)(int64_t)nm;
+			e[i].value =
+				at + l->ks_value.off + (uint64_t)(int64_t)v;
+			e[i].name_addr =
+				at + l->ks_name.off + (uint64_t)(int64_t)nm;
 		} else {
 			e[i].value = kget_field(k, s, &l->ks_value);
 			e[i].name_addr = kget_field(k, s, &l->ks_name);
@@ -111,9 +113,8 @@ static void elf_sym(const struct kern *k, const unsigned char *s,
 }
 
 /* The strtab bytes every st_name points into, NUL-terminated each. */
-static int read_strtab(const struct kern *k, uint64_t addr,
-		       uint32_t max_name, char **ret, size_t *len,
-		       struct ms_err *err)
+static int read_strtab(const struct kern *k, uint64_t addr, uint32_t max_name,
+		       char **ret, size_t *len, struct ms_err *err)
 {
 	size_t n = (size_t)max_name + KMEM_KSYM_NAME_LEN;
 	char *s;
@@ -121,7 +122,8 @@ static int read_strtab(const struct kern *k, uint64_t addr,
 
 	if (n > KMEM_MAX_STRTAB)
 		return ms_err_set(err, EBADMSG,
-				  "module string table at 0x%" PRIx64 " in %s: over %u bytes (corrupted memory?)",
+				  "module string table at 0x%" PRIx64
+				  " in %s: over %u bytes (corrupted memory?)",
 				  addr, k->origin, KMEM_MAX_STRTAB);
 	/*
 	 * The last name may end before the page that ends n: read what is
@@ -174,18 +176,18 @@ static int read_symtab(const struct kern *k, const struct klayout *l,
 	unsigned char *hdr;
 	uint32_t max_name = 0;
 	int r = kern_read_array(k, mk, 1, l->mk_size, 1, "mod_kallsyms",
-			   (void **)&hdr, err);
+				(void **)&hdr, err);
 
 	if (r)
 		return r;
 	t->n = kget_field(k, hdr, &l->mk_num_symtab);
 	r = kern_read_array(k, kget_field(k, hdr, &l->mk_symtab), t->n, esz,
-		       KMEM_MAX_SYMTAB, "module symbol table",
-		       (void **)&t->syms, err);
+			    KMEM_MAX_SYMTAB, "module symbol table",
+			    (void **)&t->syms, err);
 	if (!r)
-		r = kern_read_array(k, kget_field(k, hdr, &l->mk_typetab), t->n, 1,
-			       KMEM_MAX_SYMTAB, "module symbol types",
-			       (void **)&t->types, err);
+		r = kern_read_array(k, kget_field(k, hdr, &l->mk_typetab), t->n,
+				    1, KMEM_MAX_SYMTAB, "module symbol types",
+				    (void **)&t->types, err);
 	for (size_t i = 0; !r && i < t->n; i++) {
 		uint32_t nm;
 		uint64_t v;
@@ -249,10 +251,11 @@ int kmem_read_ksyms(const struct kern *k, const struct klayout *l,
 		/* the type goes into a capture line as one character */
 		if ((unsigned char)t.types[i] <= ' ' ||
 		    (unsigned char)t.types[i] >= 0x7f)
-			r = ms_err_set(err, EBADMSG,
-				       "symbol %s in %s has type 0x%02x, which is no symbol type (corrupted memory?)",
-				       MS_ESC(name), k->origin,
-				       (unsigned char)t.types[i]);
+			r = ms_err_set(
+				err, EBADMSG,
+				"symbol %s in %s has type 0x%02x, which is no symbol type (corrupted memory?)",
+				MS_ESC(name), k->origin,
+				(unsigned char)t.types[i]);
 		else if (ms_module_add_ksym(m, name, v,
 					    set_case(t.types[i], up)))
 			r = ms_err_errno(err, ENOMEM, "module symbols");

@@ -217,11 +217,13 @@ static int stop_target(struct remote *s, struct ms_err *err)
 		return ms_err_set(
 			err, ETIMEDOUT,
 			"%s does not stop: no stop reply within %s of '?' and then Ctrl-C",
-			s->origin, remote_fmt_ms(q + s->timeout_ms, t, sizeof(t)));
+			s->origin,
+			remote_fmt_ms(q + s->timeout_ms, t, sizeof(t)));
 	if (!r && rep.kind != RSP_STOP)
-		return remote_fatal(s, err, EPROTO,
-			     "%s answered Ctrl-C with %s, not a stop reply",
-			     s->origin, rsp_kind_name(rep.kind));
+		return remote_fatal(
+			s, err, EPROTO,
+			"%s answered Ctrl-C with %s, not a stop reply",
+			s->origin, rsp_kind_name(rep.kind));
 	return r;
 }
 
@@ -269,7 +271,8 @@ static int handshake(struct remote *s, struct ms_err *err)
 	int r = stop_target(s, err);
 
 	if (!r)
-		r = remote_transact(s, "qSupported", s->timeout_ms, 0, &rep, err);
+		r = remote_transact(s, "qSupported", s->timeout_ms, 0, &rep,
+				    err);
 	if (r)
 		return r;
 	if (rep.kind == RSP_DATA)
@@ -280,7 +283,8 @@ static int handshake(struct remote *s, struct ms_err *err)
 		s->max_read = RSP_MAX_READ;
 	if (f.noack) {
 		/* the OK itself still comes in ack mode, and is acked */
-		r = remote_transact(s, "QStartNoAckMode", s->timeout_ms, 0, &rep, err);
+		r = remote_transact(s, "QStartNoAckMode", s->timeout_ms, 0,
+				    &rep, err);
 		if (r)
 			return r;
 		s->noack = rep.kind == RSP_OK;

@@ -113,15 +113,16 @@ static int io_write(struct remote *s, const void *buf, size_t n,
 			continue;
 		if (w < 0 && errno != EAGAIN)
 			return remote_fatal(s, err, errno, "writing to %s: %s",
-				     s->origin, strerror(errno));
+					    s->origin, strerror(errno));
 		r = wait_fd(s, POLLOUT, deadline);
 		if (r == -ETIMEDOUT)
-			return remote_fatal(s, err, ETIMEDOUT,
-				     "writing to %s: blocked (flow control?)",
-				     s->origin);
+			return remote_fatal(
+				s, err, ETIMEDOUT,
+				"writing to %s: blocked (flow control?)",
+				s->origin);
 		if (r)
-			return remote_fatal(s, err, -r, "%s: poll: %s", s->origin,
-				     strerror(-r));
+			return remote_fatal(s, err, -r, "%s: poll: %s",
+					    s->origin, strerror(-r));
 	}
 	return 0;
 }
@@ -134,11 +135,11 @@ static int closed(struct remote *s, struct ms_err *err)
 {
 	char t[32];
 
-	return remote_fatal(s, err, ECONNRESET,
-			    "%s closed the connection (the target went away, %s into the session)",
-			    s->origin,
-			    remote_fmt_ms(remote_now_ms() - s->start_ms, t,
-					  sizeof(t)));
+	return remote_fatal(
+		s, err, ECONNRESET,
+		"%s closed the connection (the target went away, %s into the session)",
+		s->origin,
+		remote_fmt_ms(remote_now_ms() - s->start_ms, t, sizeof(t)));
 }
 
 /* Reads what has arrived; -ETIMEDOUT (no message) at the deadline. */
@@ -159,14 +160,15 @@ static int io_fill(struct remote *s, uint64_t deadline, struct ms_err *err)
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN)
-			return remote_fatal(s, err, errno, "reading from %s: %s",
-				     s->origin, strerror(errno));
+			return remote_fatal(s, err, errno,
+					    "reading from %s: %s", s->origin,
+					    strerror(errno));
 		r = wait_fd(s, POLLIN, deadline);
 		if (r == -ETIMEDOUT)
 			return r;
 		if (r)
-			return remote_fatal(s, err, -r, "%s: poll: %s", s->origin,
-				     strerror(-r));
+			return remote_fatal(s, err, -r, "%s: poll: %s",
+					    s->origin, strerror(-r));
 	}
 }
 
@@ -215,7 +217,8 @@ static int got_packet(struct remote *s, const char *req, unsigned int flags,
 		      int *unsolicited, struct rsp_reply *rep,
 		      struct ms_err *err)
 {
-	if (!s->noack && io_write(s, "+", 1, remote_now_ms() + s->timeout_ms, err))
+	if (!s->noack &&
+	    io_write(s, "+", 1, remote_now_ms() + s->timeout_ms, err))
 		return -err->code;
 	if (rsp_rle_expand(s->rx.buf, s->rx.len, s->reply, sizeof(s->reply),
 			   &s->reply_len))
@@ -225,8 +228,9 @@ static int got_packet(struct remote *s, const char *req, unsigned int flags,
 			s->origin, req_name(req));
 	rsp_classify(s->reply, s->reply_len, rep);
 	if (rep->kind == RSP_EXITED)
-		return remote_fatal(s, err, ESRCH, "%s: the target exited (%.*s)",
-			     s->origin, (int)rep->len, rep->data);
+		return remote_fatal(s, err, ESRCH,
+				    "%s: the target exited (%.*s)", s->origin,
+				    (int)rep->len, rep->data);
 	if (rep->kind == RSP_STOP)
 		remember_stop(s, rep);
 	/*
@@ -309,7 +313,8 @@ int remote_transact(struct remote *s, const char *req, unsigned int wait_ms,
 			err->kind = MS_E_IO;
 			snprintf(err->msg, sizeof(err->msg),
 				 "no reply from %s within %s to %s", s->origin,
-				 remote_fmt_ms(wait_ms, t, sizeof(t)), req_name(req));
+				 remote_fmt_ms(wait_ms, t, sizeof(t)),
+				 req_name(req));
 			s->broken = !(flags & T_SOFT);
 			return -ETIMEDOUT;
 		default:
@@ -352,7 +357,8 @@ static int connect_tcp(struct remote *s, const char *host, const char *port,
 			break;
 		e = errno;
 		if (e == EINPROGRESS) {
-			r = wait_fd(s, POLLOUT, remote_now_ms() + s->timeout_ms);
+			r = wait_fd(s, POLLOUT,
+				    remote_now_ms() + s->timeout_ms);
 			e = r ? -r : 0;
 			if (!r &&
 			    getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &e, &len))

@@ -48,7 +48,8 @@ static int flat_copy(int from, off_t from_off, int to, off_t to_off,
 		     uint64_t len, char *buf)
 {
 	while (len) {
-		size_t n = len < FLAT_COPY_CHUNK ? (size_t)len : FLAT_COPY_CHUNK;
+		size_t n = len < FLAT_COPY_CHUNK ? (size_t)len :
+						   FLAT_COPY_CHUNK;
 		ssize_t r = pread(from, buf, n, from_off);
 
 		if (r <= 0)
@@ -83,9 +84,10 @@ int vmcore_unflatten(int *fd, const char *path, struct ms_err *err)
 		int64_t to, len;
 
 		if (pread(*fd, rec, sizeof(rec), off) != (ssize_t)sizeof(rec)) {
-			r = ms_err_set(err, EBADMSG,
-				       "--vmcore %s: flattened kdump file ends at offset %jd without its end marker",
-				       path, (intmax_t)off);
+			r = ms_err_set(
+				err, EBADMSG,
+				"--vmcore %s: flattened kdump file ends at offset %jd without its end marker",
+				path, (intmax_t)off);
 			goto out;
 		}
 		to = (int64_t)be64toh(rec[0]);
@@ -96,10 +98,11 @@ int vmcore_unflatten(int *fd, const char *path, struct ms_err *err)
 		/* Every record stays inside the file: the loop is bounded. */
 		if (to < 0 || len < 0 || len > st.st_size - off ||
 		    to > INT64_MAX - len) {
-			r = ms_err_set(err, EBADMSG,
-				       "--vmcore %s: flattened kdump record at offset %jd is out of bounds (to %jd, %jd bytes)",
-				       path, (intmax_t)(off - (off_t)sizeof(rec)),
-				       (intmax_t)to, (intmax_t)len);
+			r = ms_err_set(
+				err, EBADMSG,
+				"--vmcore %s: flattened kdump record at offset %jd is out of bounds (to %jd, %jd bytes)",
+				path, (intmax_t)(off - (off_t)sizeof(rec)),
+				(intmax_t)to, (intmax_t)len);
 			goto out;
 		}
 		r = flat_copy(*fd, off, out, (off_t)to, (uint64_t)len, buf);
@@ -149,7 +152,8 @@ static bool elf_phtab(int fd, struct elf_phtab *t)
 	t->msb = h[EI_DATA] == ELFDATA2MSB;
 	if (elf_get(h + 16, 2, t->msb) != ET_CORE)
 		return false;
-	t->off = t->c64 ? elf_get(h + 32, 8, t->msb) : elf_get(h + 28, 4, t->msb);
+	t->off = t->c64 ? elf_get(h + 32, 8, t->msb) :
+			  elf_get(h + 28, 4, t->msb);
 	t->entsize = (unsigned int)elf_get(h + (t->c64 ? 54 : 42), 2, t->msb);
 	t->num = (unsigned int)elf_get(h + (t->c64 ? 56 : 44), 2, t->msb);
 	return t->entsize >= (t->c64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr));
@@ -207,8 +211,10 @@ int vmcore_check_elf_size(int fd, const char *path, struct ms_err *err)
 			need = off + filesz;
 		/* the first physical address whose bytes are not in the file */
 		if (type == PT_LOAD && off + filesz > (uint64_t)st.st_size) {
-			uint64_t a = paddr + ((uint64_t)st.st_size > off ?
-						      (uint64_t)st.st_size - off : 0);
+			uint64_t a =
+				paddr + ((uint64_t)st.st_size > off ?
+						 (uint64_t)st.st_size - off :
+						 0);
 
 			if (a < lost)
 				lost = a;
@@ -218,13 +224,13 @@ int vmcore_check_elf_size(int fd, const char *path, struct ms_err *err)
 	if ((uint64_t)st.st_size >= need)
 		return 0;
 	if (lost != UINT64_MAX)
-		snprintf(phys, sizeof(phys), " (physical memory from 0x%" PRIx64 " on)",
-			 lost);
-	return ms_err_kind(err, MS_E_IO, EIO,
-			   "vmcore %s is truncated: %jd bytes, its program headers need %" PRIu64
-			   " (%.1f%% missing: an interrupted copy, a full disk?); memory past offset %jd%s cannot be read, and modsect reads no part of it (the page tables may be in what is missing)",
-			   path, (intmax_t)st.st_size, need,
-			   100.0 * (double)(need - (uint64_t)st.st_size) /
-				   (double)need,
-			   (intmax_t)st.st_size, phys);
+		snprintf(phys, sizeof(phys),
+			 " (physical memory from 0x%" PRIx64 " on)", lost);
+	return ms_err_kind(
+		err, MS_E_IO, EIO,
+		"vmcore %s is truncated: %jd bytes, its program headers need %" PRIu64
+		" (%.1f%% missing: an interrupted copy, a full disk?); memory past offset %jd%s cannot be read, and modsect reads no part of it (the page tables may be in what is missing)",
+		path, (intmax_t)st.st_size, need,
+		100.0 * (double)(need - (uint64_t)st.st_size) / (double)need,
+		(intmax_t)st.st_size, phys);
 }
