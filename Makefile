@@ -74,6 +74,7 @@ check: check-deps
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/test.sh
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/gdbcmd.sh
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/memsrc.sh
+	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/memfail.sh
 	MODSECT=$(SAN_BIN) tests/vm/ingdb.sh
 	$(MAKE) check-kernels
 

@@ -27,6 +27,11 @@ length over PacketSize / 2), 'p', 'g', 'D'. Misbehaviour on request:
   --running              the target runs: nothing is answered until 0x03
   --overlong             'm' replies are 70000 bytes without '#'
   --close-after N        after answering N packets, reset the connection
+  --hangup-after N       after answering N packets, close the connection
+                         (FIN, as when QEMU is killed)
+  --freeze-after N       after answering N packets, read nothing more and
+                         answer nothing (as QEMU stopped with SIGSTOP: the
+                         connection stays open, the requests queue up)
   --rle                  run-length encode replies
   --arch A               x86-64 (default), i386, aarch64, none (no target.xml)
   --no-p                 'p' unsupported (empty reply)
@@ -258,6 +263,16 @@ class Stub:
                 continue
             yield body.decode("latin-1")
 
+    def freeze(self, deadline):
+        """Holds the connection open, reading nothing, until the deadline
+        or until the client closes its end (POLLHUP)."""
+        p = select.poll()
+        p.register(self.c, select.POLLHUP | select.POLLRDHUP)
+        while time.monotonic() < deadline:
+            for _, ev in p.poll(200):
+                if ev & (select.POLLHUP | select.POLLRDHUP):
+                    return
+
     def serve(self, deadline):
         if self.o.unsolicited_stop:
             self.reply(self.stop_reply("02"))
@@ -272,6 +287,9 @@ class Stub:
             if not data:
                 return
             for p in self.packets(data):
+                if self.o.freeze_after is not None and self.npackets >= self.o.freeze_after:
+                    self.note("(frozen)")
+                    return self.freeze(deadline)
                 self.npackets += 1
                 self.note("> " + ("^C" if p == "\x03" else p))
                 if self.running:
@@ -287,6 +305,9 @@ class Stub:
                 if not self.noack:
                     self.send_raw(b"+")
                 self.handle(p)
+                if self.o.hangup_after is not None and self.npackets >= self.o.hangup_after:
+                    self.note("(hangup)")
+                    return
                 if self.o.close_after is not None and self.npackets >= self.o.close_after:
                     # reset, not FIN: the client's next write fails (EPIPE)
                     time.sleep(0.1)
@@ -316,6 +337,8 @@ def main():
     ap.add_argument("--running", action="store_true")
     ap.add_argument("--overlong", action="store_true")
     ap.add_argument("--close-after", type=int)
+    ap.add_argument("--hangup-after", type=int)
+    ap.add_argument("--freeze-after", type=int)
     ap.add_argument("--rle", action="store_true")
     ap.add_argument("--arch", default="x86-64", choices=list(ARCH) + ["none"])
     ap.add_argument("--no-p", action="store_true")

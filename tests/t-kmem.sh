@@ -9,6 +9,10 @@
 # out as the kernel and sysfs leave them; hostile memory (loops, unmapped
 # and NULL pointers, huge counts, unterminated names, 10001 list entries) ends
 # in one line naming what was read and where, within 20 s, never a crash.
+# Last, an ELF vmcore of a memory image (tests/tools/mkvmcore.py) read
+# through lib/target/vmcore.c, whole and cut to 50%, 10% and 90%: a cut
+# one is refused at open, saying it is truncated, by how much and from
+# where, and modsect capture exits 3 writing nothing.
 . "$(dirname "$0")/lib.sh"
 KW=$TEST_TOOLS/kmemwalk
 [ -x "$KW" ] || bail "$KW is missing (make test-tools, or make san)"
@@ -179,5 +183,49 @@ hostile dup-section "fakekern: module fake_net lists section .note.gnu.build-id 
 hostile_re modname-dotdot "(module \.\.: )?module at @A@ in fakekern .*name.*"
 hostile_re srcversion-newline "module fake_net: .*srcversion.*"
 hostile_re ksym-type "module fake_net: .*type.*"
+
+# ---- a truncated ELF vmcore ------------------------------------------------------
+
+MR=$TEST_TOOLS/memread
+VIMG=$T/vmimg.txt
+python3 - "$VIMG" <<'X'
+import random, sys
+r = random.Random(7)
+with open(sys.argv[1], "w") as f:
+    for a in (0xffffffff81000000, 0xffffffff81020000):
+        f.write("%x %s\n" % (a, bytes(r.randrange(256) for _ in range(65536)).hex()))
+X
+python3 "$TESTS_DIR/tools/mkvmcore.py" "$VIMG" "$T/core.elf" || bail "mkvmcore.py failed"
+VREADS=(ffffffff81000000 64 ffffffff8100fff0 16 ffffffff81020000 4096 ffffffff8102fff0 16)
+"$MR" --memimg "$VIMG" "${VREADS[@]}" >"$T/vwant" 2>&1 || bail "memread --memimg: $(cat "$T/vwant")"
+timeout 20 "$MR" --vmcore "$T/core.elf" "${VREADS[@]}" >"$T/out" 2>"$T/err"
+RC=$?
+if [ "$RC" = 0 ] && [ ! -s "$T/err" ]; then
+	check_same "ELF vmcore of the image: every block reads as in the image" "$T/vwant" "$T/out"
+else
+	not_ok "ELF vmcore of the image: want exit 0" "$(_last_run)"
+fi
+# ere TEXT: TEXT as an ERE matching itself.
+ere() {
+	printf '%s' "$1" | sed 's/[][\.*^$(){}?+|]/\\&/g'
+}
+size=$(stat -c %s "$T/core.elf")
+for pct in 50 10 90; do
+	n=$((size * pct / 100))
+	head -c "$n" "$T/core.elf" >"$T/cut$pct.elf"
+	miss=$(awk -v a="$n" -v b="$size" 'BEGIN { printf "%.1f", 100 * (b - a) / b }')
+	want="$(ere "vmcore $T/cut$pct.elf is truncated: $n bytes, its program headers need $size ($miss% missing: an interrupted copy, a full disk?); memory past offset $n (physical memory from 0x")[0-9a-f]+$(ere " on) cannot be read, and modsect reads no part of it (the page tables may be in what is missing)")"
+	timeout 20 "$MR" --vmcore "$T/cut$pct.elf" ffffffff81000000 64 >"$T/out" 2>"$T/err"
+	RC=$?
+	check_refused "ELF vmcore cut to $pct%: refused at open, saying by how much" 1 "^memread: $want\$"
+	rm -f "$T/cap.txt"
+	timeout 20 "$MODSECT" capture --vmcore "$T/cut$pct.elf" -o "$T/cap.txt" >"$T/out" 2>"$T/err"
+	RC=$?
+	if [ "$RC" = 3 ] && [ ! -e "$T/cap.txt" ] && grep -Eq -- "^modsect: $want\$" "$T/err"; then
+		ok "ELF vmcore cut to $pct%: modsect capture exits 3, writes nothing"
+	else
+		not_ok "ELF vmcore cut to $pct%: modsect capture: want exit 3, no output, /^modsect: $want\$/" "$(_last_run)"
+	fi
+done
 
 finish

@@ -8,7 +8,13 @@
 # pc ('p', stop reply, 'g'; x86-64, i386, aarch64), the tty path through
 # socat, and the failures: garbage, a silent stub, an overlong reply, an
 # unreadable page, a reset connection, refused connections, bad specs.
-# No check looks at wall time; `timeout 20` only guards against a hang.
+# Then `modsect capture --remote` against a stub that stops answering
+# (frozen, as QEMU under SIGSTOP) or goes away (closes, as QEMU killed)
+# part way through the search for the kernel: exit 3 within a bound, one
+# line naming the target, the address and the time, no output file; not
+# the misleading "not the running kernel" or "no kallsyms tables".
+# Only those checks look at wall time; elsewhere `timeout 20` only guards
+# against a hang.
 . "$(dirname "$0")/lib.sh"
 need python3 socat || finish
 MEMREAD=$TEST_TOOLS/memread
@@ -350,5 +356,69 @@ done
 mr --remote nosuchhost.invalid:1234 ffffffff81000000 16
 check_refused "unknown host name: getaddrinfo's message" 1 \
 	'^memread: remote nosuchhost.invalid:1234: (Name or service not known|Temporary failure in name resolution|No address associated with hostname)$'
+
+# ---- a target that stops answering or goes away, in modsect capture ------
+
+# 3 MiB of kernel memory from _text (the pc's 2 MiB slot): the search
+# without an image reads the first 2 MiB (about 1030 requests with the
+# handshake), finds no kallsyms, and reads on.
+IMG=$T/big.txt
+"$PY" - "$IMG" <<'X'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("pc ffffffff81001234\nffffffff81000000 %s\n" % ("00" * (3 << 20)))
+X
+KIMG=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
+
+# capfail DESC ERE STUB_OPTION... -- CAPTURE_OPTION...: modsect capture
+# --remote --timeout 1 against a stub started with STUB_OPTIONs: exit 3
+# within 15 s (ASan included), stderr the one line ^modsect: ERE$ (PORT
+# is substituted), no output file, and the stub gone.
+capfail() {
+	local desc=$1 re=$2 t0 secs
+	shift 2
+	local sopt=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		sopt+=("$1")
+		shift
+	done
+	shift
+	stub capfail "${sopt[@]}"
+	t0=$EPOCHREALTIME
+	timeout 60 "$MODSECT" capture --remote ":$PORT" --timeout 1 "$@" -o "$T/cap.txt" >"$T/out" 2>"$T/err"
+	RC=$?
+	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	re=${re//@PORT@/$PORT}
+	if [ "$RC" = 3 ] && [ ! -e "$T/cap.txt" ] && [ "$(wc -l <"$T/err")" = 1 ] &&
+		grep -Eq -- "^modsect: $re\$" "$T/err" &&
+		awk -v s="$secs" 'BEGIN { exit !(s < 15) }'; then
+		ok "$desc: exit 3 in ${secs}s, nothing written: $(cut -c1-160 "$T/err")"
+	else
+		not_ok "$desc: want exit 3 within 15 s (${secs}s), no output file, the one line /^modsect: $re\$/" \
+			"$(ls "$T/cap.txt" 2>/dev/null)" "$(_last_run)"
+	fi
+	check_gone "$desc: the stub exits"
+}
+
+R='remote 127\.0\.0\.1:@PORT@'
+capfail "frozen in the kallsyms search (no image)" \
+	"reading the kernel image at 0xffffffff81200000 \(2097152 bytes\) from $R: no reply from $R within 1 s to mffffffff812[0-9a-f]{5},800" \
+	--freeze-after 1100 --
+capfail "closed in the kallsyms search (no image)" \
+	"reading the kernel image at 0xffffffff81200000 \(2097152 bytes\) from $R: $R closed the connection \(the target went away, [0-9.]+ m?s into the session\)" \
+	--hangup-after 1100 --
+capfail "frozen before the first request: the stop request times out" \
+	"$R does not stop: no stop reply within 2 s of '\?' and then Ctrl-C" \
+	--freeze-after 0 --
+if [ -n "$KIMG" ]; then
+	capfail "frozen in the KASLR search (--kernel-image $KIMG)" \
+		"reading linux_banner at 0xffffffff[0-9a-f]{8} \([0-9]+ bytes\) from $R: no reply from $R within 1 s to m[0-9a-f]+,[0-9a-f]+" \
+		--freeze-after 60 -- --kernel-image "$KIMG"
+	capfail "closed in the KASLR search (--kernel-image $KIMG)" \
+		"reading linux_banner at 0xffffffff[0-9a-f]{8} \([0-9]+ bytes\) from $R: $R closed the connection \(the target went away, [0-9.]+ m?s into the session\)" \
+		--hangup-after 60 -- --kernel-image "$KIMG"
+else
+	not_ok "the KASLR search with --kernel-image: no /boot/vmlinuz-* (install linux-image-amd64)"
+fi
 
 finish

@@ -57,20 +57,23 @@ static size_t btf_header(const unsigned char *p, size_t avail)
 	return end <= KDATA_MAX_BTF ? (size_t)end : 0;
 }
 
-static int try_btf(struct kern *k, uint64_t at, size_t len)
+/* 0 if the BTF at is the kernel's, -ENOENT if not, -ENOMEM, or I/O. */
+static int try_btf(struct kern *k, uint64_t at, size_t len,
+		   struct ms_err *err)
 {
-	struct ms_err e = { 0 };
 	unsigned char *data = malloc(len);
 	struct btf *btf = NULL;
+	int r;
 
 	if (!data)
-		return -ENOMEM;
-	if (!ms_mem_read(k->mem, at, data, len, "BTF", &e))
+		return ms_err_errno(err, ENOMEM, "BTF");
+	r = kern_probe(k, at, data, len, "BTF", err);
+	if (!r)
 		btf = btf__new(data, (uint32_t)len);
 	if (!btf || btf__find_by_name_kind(btf, "module", BTF_KIND_STRUCT) <= 0) {
 		btf__free(btf);
 		free(data);
-		return -ENOENT;
+		return r < 0 ? r : -ENOENT;
 	}
 	k->btf = btf;
 	k->btf_data = data;
@@ -85,18 +88,19 @@ static int try_btf(struct kern *k, uint64_t at, size_t len)
  * 1..64, type 3, then "GNU\0". The last one in the window is taken, the
  * kernel's own; a module's note would not sit in vmlinux's RO_DATA.
  */
-void kdata_notes_build_id(struct kern *k)
+int kdata_notes_build_id(struct kern *k, struct ms_err *err)
 {
 	unsigned char buf[KDATA_NOTES_BEFORE];
-	struct ms_err e = { 0 };
 	uint64_t from;
 	size_t best = SIZE_MAX;
+	int r;
 
 	if (k->build_id || !k->btf_addr || k->btf_addr < sizeof(buf))
-		return;
+		return 0;
 	from = k->btf_addr - sizeof(buf);
-	if (ms_mem_read(k->mem, from, buf, sizeof(buf), "kernel notes", &e))
-		return;
+	r = kern_probe(k, from, buf, sizeof(buf), "kernel notes", err);
+	if (r)
+		return r < 0 ? r : 0;
 	for (size_t i = 0; i + 16 <= sizeof(buf); i += 4) {
 		uint32_t nsz, dsz, type;
 
@@ -114,33 +118,36 @@ void kdata_notes_build_id(struct kern *k)
 	}
 	if (best != SIZE_MAX)
 		k->build_id = ms_notes_build_id(buf + best, sizeof(buf) - best);
+	return 0;
 }
 
 int kdata_find_btf(struct kern *k, uint64_t from, struct ms_err *err)
 {
 	unsigned char *buf = malloc(KDATA_CHUNK);
-	struct ms_err e = { 0 };
-	int r = -ENOENT;
+	int r = -ENOENT, p;
 
 	if (!buf)
 		return ms_err_errno(err, ENOMEM, "BTF search");
 	from &= ~(uint64_t)3;
 	for (uint64_t off = 0; r == -ENOENT && off < KDATA_MAX_SCAN;
 	     off += KDATA_CHUNK) {
-		if (ms_mem_read(k->mem, from + off, buf, KDATA_CHUNK, "probe",
-				&e))
+		p = kern_probe(k, from + off, buf, KDATA_CHUNK, "BTF search",
+			       err);
+		if (p) {
+			r = p < 0 ? p : r;
 			break;
+		}
 		for (size_t i = 0; r == -ENOENT && i + 24 <= KDATA_CHUNK;
 		     i += 4) {
 			size_t len = btf_header(buf + i, KDATA_CHUNK - i);
 
 			if (len)
-				r = try_btf(k, from + off + i, len);
+				r = try_btf(k, from + off + i, len, err);
 		}
 	}
 	free(buf);
-	if (r == -ENOMEM)
-		return ms_err_errno(err, ENOMEM, "BTF");
+	if (r && r != -ENOENT)
+		return r; /* out of memory, or I/O */
 	if (r)
 		return ms_err_set(err, ENOTSUP,
 				  "%s: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF) in the %u MiB after its kallsyms tables, and its kallsyms has no __start_BTF; modsect needs BTF for struct module",
@@ -237,40 +244,61 @@ static size_t arm64_addrs(const unsigned char *code, size_t len, uint64_t pc,
 	return n;
 }
 
-/*
- * Is head a list of struct modules (named, each node's prev the one
- * before) that comes back to head? Returns the number of modules, or -1.
- */
-static long walk_ok(const struct kern *k, const struct klayout *l,
-		    uint64_t head)
+/* Is the list node at node a struct module's, named? 1, 0, or I/O. */
+static int module_node(const struct kern *k, const struct klayout *l,
+		       uint64_t node, unsigned char *lst, struct ms_err *err)
 {
 	size_t ps = (size_t)k->ptr_size;
-	unsigned char lst[16], name[64];
-	struct ms_err e = { 0 };
-	uint64_t node, prev = head;
-	long n = 0;
+	unsigned char name[64];
+	size_t nl = l->mod_name.size < sizeof(name) ? l->mod_name.size :
+						      sizeof(name);
+	int r;
 
-	if (ms_mem_read(k->mem, head, lst, 2 * ps, "probe", &e))
-		return -1;
+	if (node < l->mod_list.off)
+		return 0;
+	r = kern_probe(k, node, lst, 2 * ps, "probe", err);
+	if (!r)
+		r = kern_probe(k, node - l->mod_list.off + l->mod_name.off,
+			       name, nl, "probe", err);
+	if (r)
+		return r < 0 ? r : 0;
+	if (!name[0] || !memchr(name, '\0', nl))
+		return 0;
+	for (size_t i = 0; name[i]; i++)
+		if (name[i] <= ' ' || name[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/*
+ * Is head a list of struct modules (named, each node's prev the one
+ * before) that comes back to head? 1 with the number of modules in *n,
+ * 0 if not, or an I/O failure.
+ */
+static int walk_ok(const struct kern *k, const struct klayout *l,
+		   uint64_t head, long *n, struct ms_err *err)
+{
+	size_t ps = (size_t)k->ptr_size;
+	unsigned char lst[16];
+	uint64_t node, prev = head;
+	int r = kern_probe(k, head, lst, 2 * ps, "probe", err);
+
+	if (r)
+		return r < 0 ? r : 0;
+	*n = 0;
 	node = kget(k, lst, 0, ps);
 	while (node != head) {
-		size_t nl = l->mod_name.size < sizeof(name) ? l->mod_name.size :
-							      sizeof(name);
-
-		if (++n > KMEM_MAX_MODULES || node < l->mod_list.off ||
-		    ms_mem_read(k->mem, node, lst, 2 * ps, "probe", &e) ||
-		    kget(k, lst, ps, ps) != prev ||
-		    ms_mem_read(k->mem, node - l->mod_list.off + l->mod_name.off,
-				name, nl, "probe", &e) ||
-		    !name[0] || !memchr(name, '\0', nl))
-			return -1;
-		for (size_t i = 0; name[i]; i++)
-			if (name[i] <= ' ' || name[i] >= 0x7f)
-				return -1;
+		if (++*n > KMEM_MAX_MODULES)
+			return 0;
+		r = module_node(k, l, node, lst, err);
+		if (r <= 0)
+			return r;
+		if (kget(k, lst, ps, ps) != prev)
+			return 0;
 		prev = node;
 		node = kget(k, lst, 0, ps);
 	}
-	return n;
+	return 1;
 }
 
 int kdata_modules(const struct kern *k, const struct klayout *l,
@@ -280,6 +308,7 @@ int kdata_modules(const struct kern *k, const struct klayout *l,
 	uint64_t cand[KDATA_MAX_CAND], end = UINT64_MAX, empty = 0;
 	unsigned char *code;
 	size_t len, n, nempty = 0;
+	int r;
 
 	for (size_t i = 0; k->ksyms && i < k->ksyms->nsyms; i++)
 		if (!strcmp(k->ksyms->syms[i].name, "print_modules"))
@@ -297,22 +326,26 @@ int kdata_modules(const struct kern *k, const struct klayout *l,
 	code = malloc(len ? len : 1);
 	if (!code)
 		return ms_err_errno(err, ENOMEM, "print_modules");
-	if (ms_mem_read(k->mem, kern_moved(k, fn->addr), code, len,
-			"print_modules", err)) {
+	r = ms_mem_read(k->mem, kern_moved(k, fn->addr), code, len,
+			"print_modules", err);
+	if (r) {
 		free(code);
-		return -EIO;
+		return r;
 	}
 	n = arm64_addrs(code, len, kern_moved(k, fn->addr), cand,
 			KDATA_MAX_CAND);
 	free(code);
 	for (size_t i = 0; i < n; i++) {
-		long m = cand[i] % 8 ? -1 : walk_ok(k, l, cand[i]);
+		long m = 0;
+		int w = cand[i] % 8 ? 0 : walk_ok(k, l, cand[i], &m, err);
 
-		if (m > 0) {
+		if (w < 0)
+			return w;
+		if (w && m > 0) {
 			*head = cand[i];
 			return 0;
 		}
-		if (m == 0 && cand[i] != empty) {
+		if (w && m == 0 && cand[i] != empty) {
 			empty = cand[i];
 			nempty++;
 		}

@@ -36,7 +36,11 @@ int ms_ksymtab_find(const void *buf, size_t len, uint64_t base,
 		    int ptr_size, bool big_endian, struct ms_ksymtab **ret,
 		    struct ms_err *err);
 void ms_ksymtab_free(struct ms_ksymtab *t);
-/* Address of the first symbol called name (any type); -ENOENT. */
+/*
+ * Address of the first symbol called name (any type). Its only failure
+ * is that there is none: -ENOENT, no message (callers say what they
+ * looked for).
+ */
 int ms_ksymtab_lookup(const struct ms_ksymtab *t, const char *name,
 		      uint64_t *addr_ret);
 
@@ -72,10 +76,11 @@ int ms_kimage_ksymtab(struct ms_kimage *k, const struct ms_ksymtab **ret,
 		      struct ms_err *err);
 /*
  * The image's bytes at link address addr (len bytes), for comparing with
- * memory; -ENOENT if the range is not all in the image's loaded data.
+ * memory; -ENOENT (said in err) if the range is not all in the image's
+ * loaded data.
  */
 int ms_kimage_bytes(const struct ms_kimage *k, uint64_t addr, size_t len,
-		    const void **ret);
+		    const void **ret, struct ms_err *err);
 /* Link-time address range of the loaded image: _text .. _end. */
 void ms_kimage_range(const struct ms_kimage *k, uint64_t *start,
 		     uint64_t *end);

@@ -59,51 +59,15 @@ static const struct karch *karch(int machine)
 	return NULL;
 }
 
-/*
- * KASLR moves everything from _text on, also what lies past _end
- * (__init_scratch_end); absolute per-cpu symbols (KALLSYMS_ABSOLUTE_PERCPU)
- * are offsets below it and stay.
- */
-uint64_t kern_moved(const struct kern *k, uint64_t a)
-{
-	return k->offset && a >= k->link_start ? a + (uint64_t)k->offset : a;
-}
-
-/*
- * By name, in a linear scan: a handful of lookups per run, and it works
- * on any table (the image's, memory's, or a test's).
- */
-int kern_sym(const struct kern *k, const char *name, uint64_t *ret,
-	     struct ms_err *err)
-{
-	const struct ms_ksym *s = NULL;
-
-	for (size_t i = 0; k->ksyms && i < k->ksyms->nsyms && !s; i++)
-		if (!strcmp(k->ksyms->syms[i].name, name))
-			s = &k->ksyms->syms[i];
-	if (!s)
-		return ms_err_set(err, ENOENT,
-				  "the kernel's kallsyms has no symbol %s (kernel %s)",
-				  name, k->release ? k->release : "unknown");
-	*ret = kern_moved(k, s->addr);
-	return 0;
-}
-
-static bool read_ok(struct kern *k, uint64_t addr, void *buf, size_t len)
-{
-	struct ms_err e = { 0 };
-
-	return ms_mem_read(k->mem, addr, buf, len, "probe", &e) == 0;
-}
-
 /* KASLR from the dump's VMCOREINFO (KERNELOFFSET=hex, x86 and arm64). */
 static bool offset_from_vmcoreinfo(struct kern *k)
 {
-	char *v = ms_mem_vmcoreinfo_get(k->mem, "KERNELOFFSET"), *end;
+	struct ms_err e = { 0 };
 	uint64_t off;
+	char *v, *end;
 	bool ok;
 
-	if (!v)
+	if (ms_mem_vmcoreinfo_get(k->mem, "KERNELOFFSET", &v, &e))
 		return false;
 	off = strtoull(v, &end, 16);
 	ok = end != v && !*end;
@@ -113,43 +77,73 @@ static bool offset_from_vmcoreinfo(struct kern *k)
 	return ok;
 }
 
-/* Does memory hold the image's linux_banner at its place moved by off? */
-static bool banner_at(struct kern *k, int64_t off)
+/*
+ * Does memory hold the image's linux_banner at its place moved by off?
+ * 1 if so, 0 if not (or not readable), or an I/O failure.
+ */
+static int banner_at(struct kern *k, int64_t off, struct ms_err *err)
 {
 	const char *b = ms_kimage_banner(k->img);
 	size_t len = strlen(b) + 1;
 	char *buf = malloc(len);
-	bool ok;
+	int r;
 
 	if (!buf)
-		return false;
-	ok = read_ok(k, ms_kimage_banner_addr(k->img) + (uint64_t)off, buf,
-		     len) &&
-	     !memcmp(buf, b, len);
+		return ms_err_errno(err, ENOMEM, "banner");
+	r = kern_probe(k, ms_kimage_banner_addr(k->img) + (uint64_t)off, buf,
+		       len, "linux_banner", err);
+	if (!r)
+		r = !memcmp(buf, b, len);
+	else if (r > 0)
+		r = 0;
 	free(buf);
-	return ok;
+	return r;
+}
+
+/*
+ * A stopped CPU's pc, a hint where the kernel is: 1 with *pc, 0 if the
+ * source has none, or an I/O failure (the target stopped answering).
+ */
+static int stopped_pc(struct kern *k, uint64_t *pc, struct ms_err *err)
+{
+	struct ms_err e = { 0 };
+	int r;
+
+	*pc = 0;
+	if (!k->mem->ops->pc)
+		return 0;
+	r = k->mem->ops->pc(k->mem, pc, &e);
+	if (!r)
+		return 1;
+	*pc = 0;
+	if (!ms_mem_io_failure(&e, r))
+		return 0;
+	*err = e;
+	return r;
 }
 
 /*
  * Over the link there is no VMCOREINFO: try every KASLR offset the
  * architecture allows, those that put a stopped CPU's pc inside the
  * image first (usually one or a few reads), until the image's banner is
- * where it should be.
+ * where it should be. An I/O failure ends the search: a target that
+ * stopped answering says nothing about the image.
  */
 static int offset_from_banner(struct kern *k, struct ms_err *err)
 {
 	const struct karch *a = karch(ms_kimage_elf_machine(k->img));
-	struct ms_err e = { 0 };
-	uint64_t pc = 0;
-	bool have_pc;
+	uint64_t pc;
+	int r = banner_at(k, 0, err), have_pc;
 
-	if (banner_at(k, 0))
-		return 0;
+	if (r)
+		return r < 0 ? r : 0;
 	if (!a)
 		return ms_err_set(err, ENOTSUP,
 				  "%s: the kernel image's banner is not at its link address and modsect knows no KASLR range for this architecture",
 				  k->origin);
-	have_pc = k->mem->ops->pc && !k->mem->ops->pc(k->mem, &pc, &e);
+	have_pc = stopped_pc(k, &pc, err);
+	if (have_pc < 0)
+		return have_pc;
 	for (int pass = have_pc ? 0 : 1; pass < 2; pass++) {
 		for (uint64_t off = 0; k->link_start + off < a->window_end;
 		     off += a->align) {
@@ -158,7 +152,10 @@ static int offset_from_banner(struct kern *k, struct ms_err *err)
 
 			if ((pass == 0) != inside)
 				continue;
-			if (banner_at(k, (int64_t)off)) {
+			r = banner_at(k, (int64_t)off, err);
+			if (r < 0)
+				return r;
+			if (r) {
 				k->offset = (int64_t)off;
 				return 0;
 			}
@@ -175,15 +172,24 @@ static int offset_from_banner(struct kern *k, struct ms_err *err)
 static int check_build_id(struct kern *k, bool force, struct ms_err *err)
 {
 	const char *want = ms_kimage_build_id(k->img);
-	char *vmci = ms_mem_vmcoreinfo_get(k->mem, "BUILD-ID");
+	struct ms_err e = { 0 };
 	unsigned char buf[64];
 	size_t n = want ? strlen(want) / 2 : 0;
+	char *vmci = NULL;
 	int r = 0;
 
-	if (want && n <= sizeof(buf) &&
-	    read_ok(k, ms_kimage_build_id_addr(k->img) + (uint64_t)k->offset,
-		    buf, n))
+	if (want && n <= sizeof(buf))
+		r = kern_probe(k,
+			       ms_kimage_build_id_addr(k->img) +
+				       (uint64_t)k->offset,
+			       buf, n, "the kernel's build-id", err);
+	if (r < 0)
+		return r;
+	if (want && n <= sizeof(buf) && !r)
 		k->build_id = ms_hex_dup(buf, n);
+	r = ms_mem_vmcoreinfo_get(k->mem, "BUILD-ID", &vmci, &e);
+	if (r == -ENOMEM)
+		return ms_err_errno(err, ENOMEM, "VMCOREINFO");
 	/* VMCOREINFO's BUILD-ID (0935288c6e00, 5.9) is the kernel's word. */
 	if (vmci && (!k->build_id || strcmp(vmci, k->build_id))) {
 		free(k->build_id);
@@ -192,15 +198,28 @@ static int check_build_id(struct kern *k, bool force, struct ms_err *err)
 	}
 	free(vmci);
 	if (want && k->build_id && strcmp(want, k->build_id) && !force)
-		r = ms_err_set(err, EBADMSG,
-			       "the kernel image %s has build-id %s but the running kernel (%s) has build-id %s; give the image it booted, or --force",
-			       ms_kimage_path(k->img), want, k->origin,
-			       k->build_id);
-	return r;
+		return ms_err_set(err, EBADMSG,
+				  "the kernel image %s has build-id %s but the running kernel (%s) has build-id %s; give the image it booted, or --force",
+				  ms_kimage_path(k->img), want, k->origin,
+				  k->build_id);
+	return 0;
 }
 
-static int from_image(struct kern *k, const char *path, bool force,
-		      struct ms_err *err)
+/* k->offset from VMCOREINFO if the banner confirms it, else searched. */
+static int find_offset(struct kern *k, struct ms_err *err)
+{
+	int r;
+
+	if (!offset_from_vmcoreinfo(k))
+		return offset_from_banner(k, err);
+	r = banner_at(k, k->offset, err);
+	if (r < 0)
+		return r;
+	return r ? 0 : offset_from_banner(k, err);
+}
+
+int kfind_from_image(struct kern *k, const char *path, bool force,
+		     struct ms_err *err)
 {
 	const void *btf;
 	size_t len;
@@ -219,11 +238,9 @@ static int from_image(struct kern *k, const char *path, bool force,
 	if (!ms_kimage_banner(k->img))
 		return ms_err_set(err, EINVAL,
 				  "the kernel image %s has no linux_banner", path);
-	if (!offset_from_vmcoreinfo(k) || !banner_at(k, k->offset)) {
-		r = offset_from_banner(k, err);
-		if (r)
-			return r;
-	}
+	r = find_offset(k, err);
+	if (r)
+		return r;
 	/* For kernels whose kallsyms has no init_uts_ns (see kdata.c). */
 	if (kdata_banner_release((const unsigned char *)ms_kimage_banner(k->img),
 				 strlen(ms_kimage_banner(k->img)),
@@ -249,64 +266,103 @@ static int from_image(struct kern *k, const char *path, bool force,
 
 /* ---- no image: everything from memory ---- */
 
+/* 1 if a byte at addr reads, 0 if not, or an I/O failure. */
+static int mapped(struct kern *k, uint64_t addr, struct ms_err *err)
+{
+	unsigned char c;
+	int r = kern_probe(k, addr, &c, 1, "probe", err);
+
+	return r < 0 ? r : !r;
+}
+
 /*
- * _text: x86-64 maps nothing below it in the kernel text window
- * (cleanup_highmap()), so the lowest mapped slot at or below a stopped
- * CPU's pc is _text; without a pc in the window, the first mapped slot.
+ * Where _text is, as VMCOREINFO says (1: *pc is _stext and mapped:
+ * arm64 maps nothing from _text to it), or a hint in *pc: _stext not
+ * mapped, or a stopped CPU's pc (in a module or user space it says
+ * nothing); 0 with *pc 0 for none.
  */
-static int find_text(struct kern *k, const struct karch *a, uint64_t *ret,
+static int text_hint(struct kern *k, const struct karch *a, uint64_t *pc,
 		     struct ms_err *err)
 {
 	struct ms_err e = { 0 };
-	uint64_t pc = 0, s;
-	unsigned char c;
-	char *v = ms_mem_vmcoreinfo_get(k->mem, "SYMBOL(_stext)");
+	char *v;
+	int r = ms_mem_vmcoreinfo_get(k->mem, "SYMBOL(_stext)", &v, &e);
 
-	if (v) {
-		/* _stext itself: arm64 maps nothing from _text to it. */
-		pc = strtoull(v, NULL, 16);
-		free(v);
-		if (pc >= a->window_start && pc < a->window_end &&
-		    read_ok(k, pc, &c, 1)) {
-			*ret = pc;
-			return 0;
-		}
-	} else if (k->mem->ops->pc && !k->mem->ops->pc(k->mem, &pc, &e)) {
-		/* a pc in a module or user space says nothing */
+	*pc = 0;
+	if (r == -ENOMEM)
+		return ms_err_errno(err, ENOMEM, "VMCOREINFO");
+	if (r) {
+		r = stopped_pc(k, pc, err);
+		return r < 0 ? r : 0;
 	}
-	if (pc >= a->window_start && pc < a->window_end && a->direct_map) {
-		s = pc & ~(a->align - 1);
+	*pc = strtoull(v, NULL, 16);
+	free(v);
+	if (*pc < a->window_start || *pc >= a->window_end)
+		return 0;
+	return mapped(k, *pc, err);
+}
+
+/*
+ * _text at or below a pc in the window: x86-64 maps nothing below it in
+ * the kernel text window (cleanup_highmap()), so it is the lowest mapped
+ * slot; i386 maps everything (direct_map): a little below the pc. 1 with
+ * *ret, 0 if nothing there is mapped, or an I/O failure.
+ */
+static int text_below(struct kern *k, const struct karch *a, uint64_t pc,
+		      uint64_t *ret, struct ms_err *err)
+{
+	uint64_t s = pc & ~(a->align - 1);
+	int r = 1;
+
+	if (a->direct_map) {
 		s -= s - a->window_start < KFIND_DIRECT_BELOW ?
 			     s - a->window_start :
 			     KFIND_DIRECT_BELOW;
 		*ret = s;
-		return 0;
+		return 1;
 	}
-	if (pc >= a->window_start && pc < a->window_end) {
-		s = pc & ~(a->align - 1);
-		while (s - a->align >= a->window_start &&
-		       read_ok(k, s - a->align, &c, 1))
-			s -= a->align;
-		if (read_ok(k, s, &c, 1)) {
-			*ret = s;
-			return 0;
-		}
-		/* arm64: the slot's start (_text) unmapped; the pc's page is. */
+	while (s - a->align >= a->window_start &&
+	       (r = mapped(k, s - a->align, err)) > 0)
+		s -= a->align;
+	if (r >= 0)
+		r = mapped(k, s, err);
+	/* arm64: the slot's start (_text) unmapped; the pc's page is. */
+	if (!r) {
 		s = pc & ~(uint64_t)4095;
-		if (read_ok(k, s, &c, 1)) {
-			*ret = s;
-			return 0;
-		}
+		r = mapped(k, s, err);
 	}
+	if (r > 0)
+		*ret = s;
+	return r;
+}
+
+/*
+ * _text: from VMCOREINFO, below a stopped CPU's pc, or without a pc in
+ * the window the first mapped slot.
+ */
+static int find_text(struct kern *k, const struct karch *a, uint64_t *ret,
+		     struct ms_err *err)
+{
+	uint64_t pc, s;
+	int r = text_hint(k, a, &pc, err);
+
+	if (r > 0)
+		*ret = pc;
+	if (!r && pc >= a->window_start && pc < a->window_end)
+		r = text_below(k, a, pc, ret, err);
+	if (r)
+		return r < 0 ? r : 0;
 	if ((a->window_end - a->window_start) / a->align > KFIND_MAX_PROBES)
 		return ms_err_set(err, ESRCH,
 				  "%s: no CPU is stopped in the kernel, and the kernel may be anywhere in 0x%" PRIx64 "-0x%" PRIx64 "; stop the target in the kernel or give --kernel-image",
 				  k->origin, a->window_start, a->window_end);
-	for (s = a->window_start; s < a->window_end; s += a->align)
-		if (read_ok(k, s, &c, 1)) {
+	for (s = a->window_start; s < a->window_end; s += a->align) {
+		r = mapped(k, s, err);
+		if (r > 0)
 			*ret = s;
-			return 0;
-		}
+		if (r)
+			return r < 0 ? r : 0;
+	}
 	return ms_err_set(err, ESRCH,
 			  "%s: nothing is mapped where the kernel should be (0x%" PRIx64 "-0x%" PRIx64 "); give --kernel-image",
 			  k->origin, a->window_start, a->window_end);
@@ -318,11 +374,14 @@ struct blob {
 	uint64_t base;
 };
 
-/* The image from _text until memory ends or the tables are found. */
+/*
+ * The image from _text until memory ends or the tables are found; an
+ * I/O failure ends it with its own message, not "no tables".
+ */
 static int read_image(struct kern *k, uint64_t text, struct blob *b,
 		      struct ms_err *err)
 {
-	int r = -ENOENT;
+	int r = -ENOENT, p;
 
 	b->base = text;
 	b->len = 0;
@@ -339,9 +398,13 @@ static int read_image(struct kern *k, uint64_t text, struct blob *b,
 					"the kernel image", err);
 			if (r)
 				return r;
-		} else if (!read_ok(k, text + b->len, n + b->len,
-				    KFIND_CHUNK)) {
-			break;
+		} else {
+			p = kern_probe(k, text + b->len, n + b->len,
+				       KFIND_CHUNK, "the kernel image", err);
+			if (p < 0)
+				return p;
+			if (p)
+				break;
 		}
 		b->len += KFIND_CHUNK;
 		ms_ksymtab_free(k->own_ksyms);
@@ -407,12 +470,37 @@ static int memory_btf(struct kern *k, uint64_t after, struct ms_err *err)
 	return r;
 }
 
-static int from_memory(struct kern *k, struct ms_err *err)
+/*
+ * The build-id from the notes between __start_notes and __stop_notes,
+ * if kallsyms has them; only an I/O failure is an error.
+ */
+static int memory_notes(struct kern *k, struct ms_err *err)
+{
+	struct ms_err e = { 0 };
+	unsigned char *notes;
+	uint64_t at;
+	size_t len;
+	int r;
+
+	if (sym_range(k, "__start_notes", "__stop_notes", &at, &len, 1u << 16,
+		      &e) ||
+	    !len)
+		return 0;
+	notes = malloc(len);
+	if (!notes)
+		return ms_err_errno(err, ENOMEM, "kernel notes");
+	r = kern_probe(k, at, notes, len, "kernel notes", err);
+	if (!r)
+		k->build_id = ms_notes_build_id(notes, len);
+	free(notes);
+	return r < 0 ? r : 0;
+}
+
+int kfind_from_memory(struct kern *k, struct ms_err *err)
 {
 	const struct karch *a;
 	struct blob b = { 0 };
-	uint64_t text, at;
-	size_t len;
+	uint64_t text = 0, at;
 	int r;
 
 	k->elf_machine = k->mem->elf_machine;
@@ -438,152 +526,10 @@ static int from_memory(struct kern *k, struct ms_err *err)
 	k->link_end = 0;
 	k->offset = 0;
 	r = memory_btf(k, at, err);
-	if (!r && !sym_range(k, "__start_notes", "__stop_notes", &at, &len,
-			     1u << 16, err) &&
-	    len) {
-		unsigned char *notes = malloc(len);
-
-		if (notes && !ms_mem_read(k->mem, at, notes, len, "kernel notes",
-					  err))
-			k->build_id = ms_notes_build_id(notes, len);
-		free(notes);
-	}
+	if (!r)
+		r = memory_notes(k, err);
 	/* No __start_notes in a kallsyms of text only (kdata.c). */
 	if (!r)
-		kdata_notes_build_id(k);
+		r = kdata_notes_build_id(k, err);
 	return r;
-}
-
-/* ---- the map ---- */
-
-static int read_uts(struct kern *k, const struct klayout *l,
-		    struct ms_err *err)
-{
-	unsigned char buf[65];
-	uint64_t uts;
-	int r = kern_sym(k, "init_uts_ns", &uts, err);
-	char **dst[] = { &k->release, &k->machine };
-	const struct kfield *f[] = { &l->uts_release, &l->uts_machine };
-
-	/* No data symbols (kdata.c): the banner's release, the ELF machine. */
-	if (r == -ENOENT && k->banner_release) {
-		const char *m = ms_machine_name(k->elf_machine,
-						k->ptr_size == 4 ? ELFCLASS32 :
-								   ELFCLASS64);
-
-		free(k->release);
-		free(k->machine);
-		k->release = strdup(k->banner_release);
-		k->machine = strdup(m);
-		return k->release && k->machine ?
-			       0 :
-			       ms_err_errno(err, ENOMEM, "uts");
-	}
-
-	for (int i = 0; !r && i < 2; i++) {
-		size_t n = f[i]->size < sizeof(buf) ? f[i]->size : sizeof(buf);
-
-		r = ms_mem_read(k->mem, uts + f[i]->off, buf, n,
-				"init_uts_ns", err);
-		if (!r && !memchr(buf, '\0', n))
-			r = ms_err_set(err, EBADMSG,
-				       "%s: init_uts_ns at 0x%" PRIx64 " holds no string",
-				       k->origin, uts);
-		if (!r) {
-			free(*dst[i]);
-			if (!(*dst[i] = strdup((char *)buf)))
-				r = ms_err_errno(err, ENOMEM, "uts");
-		}
-	}
-	return r;
-}
-
-static void kern_clear(struct kern *k)
-{
-	ms_kimage_free(k->img);
-	ms_ksymtab_free(k->own_ksyms);
-	btf__free(k->btf);
-	free(k->btf_data);
-	free(k->release);
-	free(k->machine);
-	free(k->banner_release);
-	free(k->build_id);
-}
-
-static int add_core(struct ms_map *map, const struct kern *k)
-{
-	for (size_t i = 0; i < k->ksyms->nsyms; i++) {
-		const struct ms_ksym *s = &k->ksyms->syms[i];
-		uint64_t a = kern_moved(k, s->addr);
-
-		if (ms_map_add_core(map, s->name, a, s->type))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* sysfs lists only modules with sections/: the map has the same ones. */
-static void drop_sectionless(struct ms_map *map)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < map->nmodules; i++) {
-		if (map->modules[i].nsections)
-			map->modules[o++] = map->modules[i];
-		else
-			ms_module_clear(&map->modules[i]);
-	}
-	map->nmodules = o;
-}
-
-int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
-		  struct ms_map *map, struct ms_err *err)
-{
-	struct klayout l;
-	int r;
-
-	/* The release is only for messages until init_uts_ns is read. */
-	r = klayout_from_btf(k->btf, NULL, &l, err);
-	if (!r)
-		r = read_uts(k, &l, err);
-	if (!r)
-		r = kmem_read_modules(k, &l, only_module, map, err);
-	if (!r && (flags & MS_READ_CORE) && add_core(map, k))
-		r = ms_err_errno(err, ENOMEM, "core symbols");
-	if (r)
-		return r;
-	drop_sectionless(map);
-	if (!(map->origin = strdup(k->origin)) ||
-	    !(map->release = strdup(k->release)) ||
-	    !(map->machine = strdup(k->machine)) ||
-	    (k->build_id && !(map->kernel_build_id = strdup(k->build_id))))
-		return ms_err_errno(err, ENOMEM, "map");
-	return ms_map_finish(map, err);
-}
-
-int ms_map_read_memory(const struct ms_mem_src *src, const char *only_module,
-		       unsigned int flags, struct ms_map **ret,
-		       struct ms_err *err)
-{
-	struct kern k = { .mem = src->mem,
-			  .origin = src->mem->origin,
-			  .only_at = src->module_at };
-	struct ms_map *map = calloc(1, sizeof(*map));
-	int r;
-
-	if (!map)
-		return ms_err_errno(err, ENOMEM, "map");
-	if (src->kernel_image)
-		r = from_image(&k, src->kernel_image, src->force, err);
-	else
-		r = from_memory(&k, err);
-	if (!r)
-		r = kern_fill_map(&k, only_module, flags, map, err);
-	kern_clear(&k);
-	if (r) {
-		ms_map_free(map);
-		return r;
-	}
-	*ret = map;
-	return 0;
 }

@@ -2,7 +2,7 @@
 /*
  * Internal to the kernel image code: kunpack.c turns an image file into
  * the kernel itself (a vmlinux ELF or a raw arm64 Image), kimage.c reads
- * an ELF, kraw.c a raw Image.
+ * an ELF, kraw.c a raw Image, both with kimage-scan.c.
  */
 #ifndef MODSECT_KIMAGE_INT_H
 #define MODSECT_KIMAGE_INT_H
@@ -55,7 +55,7 @@ int ms_kunpack(const uint8_t *buf, size_t len, const char *path,
 /* The arm64 Image header: "ARM\x64" at 0x38. */
 bool ms_kunpack_is_arm64(const uint8_t *buf, size_t len);
 
-/* Shared scanners (kimage.c), over len bytes at link address addr. */
+/* Shared scanners (kimage-scan.c), over len bytes at link address addr. */
 bool kimage_pick_banner(struct ms_kimage *k, const uint8_t *p, size_t len,
 			uint64_t addr);
 /* A GNU build-id note at p (4-aligned, in file byte order); true if so. */

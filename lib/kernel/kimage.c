@@ -21,8 +21,6 @@
 
 #include "kimage-int.h"
 
-static const char banner_magic[] = "Linux version ";
-
 static int map_file(const char *path, uint8_t **ret, size_t *len_ret,
 		    struct ms_err *err)
 {
@@ -53,93 +51,6 @@ static int map_file(const char *path, uint8_t **ret, size_t *len_ret,
 	*ret = p;
 	*len_ret = (size_t)st.st_size;
 	return 0;
-}
-
-int kimage_add_seg(struct ms_kimage *k, uint64_t addr, uint64_t size,
-		   size_t off)
-{
-	struct kimage_seg *n = realloc(k->segs, (k->nsegs + 1) * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	k->segs = n;
-	n[k->nsegs++] = (struct kimage_seg){ addr, size, off };
-	return 0;
-}
-
-static uint32_t get32(const struct ms_kimage *k, const uint8_t *p)
-{
-	return k->big_endian ?
-		       (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3] :
-		       (uint32_t)p[3] << 24 | p[2] << 16 | p[1] << 8 | p[0];
-}
-
-bool kimage_note_build_id(struct ms_kimage *k, const uint8_t *p, size_t len,
-			  uint64_t addr)
-{
-	size_t off = 0;
-
-	/* ELF notes: namesz, descsz, type, name and desc padded to 4 */
-	while (len - off >= 12) {
-		uint32_t nsz = get32(k, p + off), dsz = get32(k, p + off + 4);
-		uint32_t type = get32(k, p + off + 8);
-		size_t name = off + 12, nlen = (nsz + 3ul) & ~3ul, desc;
-
-		if (nlen > len - name)
-			return false;
-		desc = name + nlen;
-		if (dsz > len - desc)
-			return false;
-		if (type == 3 /* NT_GNU_BUILD_ID */ && nsz == 4 &&
-		    !memcmp(p + name, "GNU", 4) && dsz > 0 && dsz <= 64) {
-			ms_hex_encode(p + desc, dsz, k->build_id);
-			k->build_id_addr = addr + desc;
-			return true;
-		}
-		off = desc + dsz;
-		off += (4 - off % 4) % 4;
-		if (off > len)
-			return false;
-	}
-	return false;
-}
-
-/*
- * linux_banner: "Linux version ...\n". Since v6.1 the image also keeps
- * init/version.c's weak first-link copy, "#" with no build number
- * (2df8220cc511 "kbuild: build init/built-in.a just once"); the strong
- * one from init/version-timestamp.c has "#<number>", so it wins.
- */
-bool kimage_pick_banner(struct ms_kimage *k, const uint8_t *p, size_t len,
-			uint64_t addr)
-{
-	const uint8_t *s = p, *end = p + len;
-	bool best = false;
-
-	while ((s = memmem(s, (size_t)(end - s), banner_magic,
-			   sizeof(banner_magic) - 1))) {
-		const uint8_t *z = memchr(
-			s, 0,
-			(size_t)(end - s) < 1024 ? (size_t)(end - s) : 1024);
-		const uint8_t *h;
-		bool ok = z && z > s && z[-1] == '\n', numbered;
-
-		for (const uint8_t *c = s; ok && c < z - 1; c++)
-			ok = *c >= 0x20 && *c < 0x7f;
-		if (ok) {
-			h = memchr(s, '#', (size_t)(z - s));
-			numbered = h && h[1] >= '0' && h[1] <= '9';
-			if (!k->banner || (numbered && !best)) {
-				k->banner = (const char *)s;
-				k->banner_addr = addr + (uint64_t)(s - p);
-				best = numbered;
-			}
-			if (best)
-				return true;
-		}
-		s++;
-	}
-	return k->banner != NULL;
 }
 
 static const char *section_name(Elf *elf, size_t shstrndx, const GElf_Shdr *sh)
@@ -432,7 +343,7 @@ int ms_kimage_ksymtab(struct ms_kimage *k, const struct ms_ksymtab **ret,
 }
 
 int ms_kimage_bytes(const struct ms_kimage *k, uint64_t addr, size_t len,
-		    const void **ret)
+		    const void **ret, struct ms_err *err)
 {
 	for (size_t i = 0; i < k->nsegs; i++) {
 		const struct kimage_seg *s = &k->segs[i];
@@ -443,7 +354,9 @@ int ms_kimage_bytes(const struct ms_kimage *k, uint64_t addr, size_t len,
 			return 0;
 		}
 	}
-	return -ENOENT;
+	return ms_err_set(err, ENOENT,
+			  "%s: 0x%" PRIx64 " (%zu bytes) is not in the image's loaded data",
+			  k->path, addr, len);
 }
 
 void ms_kimage_range(const struct ms_kimage *k, uint64_t *start, uint64_t *end)

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Internal to the memory source: the running kernel as found (kfind.c),
- * struct layouts from BTF (kbtf.c), the module walk (kmem.c).
+ * Internal to the map from memory. Bottom up, each file calling only
+ * those before it: struct kern and reading memory (kern.c), struct
+ * layouts from BTF (kbtf.c), what kallsyms does not say (kdata.c), a
+ * module's symbols (kmsyms.c), the module walk (kmem.c), finding the
+ * running kernel (kfind.c), the map (kmap.c).
  */
 #ifndef MODSECT_KMEM_INT_H
 #define MODSECT_KMEM_INT_H
@@ -41,11 +44,25 @@ struct kern {
 	uint64_t only_at; /* read only the struct module there (0: all) */
 };
 
+/* ---- kern.c ---- */
+
 /* Runtime address of a link-time address of the kallsyms table. */
 uint64_t kern_moved(const struct kern *k, uint64_t a);
 /* Runtime address of a core kernel symbol; -ENOENT with a message. */
 int kern_sym(const struct kern *k, const char *name, uint64_t *ret,
 	     struct ms_err *err);
+/* Reads n elements of size each at addr, refusing counts over max. */
+int kern_read_array(const struct kern *k, uint64_t addr, size_t n,
+		    size_t size, size_t max, const char *what, void **ret,
+		    struct ms_err *err);
+/*
+ * A read whose failure may be an answer (probing, scanning): 0 if read;
+ * 1 if not (unmapped, not in the dump, any failure but I/O), err
+ * untouched; or an I/O failure (ms_mem_io_failure) in err, which ends
+ * the scan and is passed up as it is.
+ */
+int kern_probe(const struct kern *k, uint64_t addr, void *buf, size_t len,
+	       const char *what, struct ms_err *err);
 
 /* A field of a struct, from BTF. */
 struct kfield {
@@ -93,8 +110,16 @@ static inline uint64_t kget_field(const struct kern *k, const void *buf,
 	return f->found ? kget(k, buf, f->off, f->size) : 0;
 }
 
+/* ---- kfind.c: k's symbols, KASLR offset, BTF, build-id ---- */
+
+/* From the kernel image at path, checked against memory. */
+int kfind_from_image(struct kern *k, const char *path, bool force,
+		     struct ms_err *err);
+/* From memory alone. */
+int kfind_from_memory(struct kern *k, struct ms_err *err);
+
 /*
- * With k's memory, symbols and BTF set: init_uts_ns, the module list and
+ * kmap.c: with k's memory, symbols and BTF set: init_uts_ns, the module list and
  * (MS_READ_CORE) the core symbols into an empty map, finished. Tests and
  * fuzzing call it on a fake kernel.
  */
@@ -107,10 +132,16 @@ int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
  * linux_banner in p; the module list head from print_modules()'s code.
  */
 int kdata_find_btf(struct kern *k, uint64_t from, struct ms_err *err);
-void kdata_notes_build_id(struct kern *k);
+/* The build-id note before the BTF; only an I/O failure is an error. */
+int kdata_notes_build_id(struct kern *k, struct ms_err *err);
 int kdata_banner_release(const unsigned char *p, size_t len, char **ret);
 int kdata_modules(const struct kern *k, const struct klayout *l,
 		  uint64_t *head, struct ms_err *err);
+
+/* A module's kallsyms lines into m (kmsyms.c). */
+int kmem_read_ksyms(const struct kern *k, const struct klayout *l,
+		    const unsigned char *mod, struct ms_module *m,
+		    struct ms_err *err);
 
 /* Walks the module list into map (kmem.c). */
 int kmem_read_modules(const struct kern *k, const struct klayout *l,

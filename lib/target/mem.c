@@ -29,42 +29,67 @@ void ms_mem_invalidate(struct ms_mem *m)
 		memset(m->cache->tag, 0, sizeof(m->cache->tag));
 }
 
-static const unsigned char *cached_line(struct ms_mem *m, uint64_t line)
+/*
+ * Line at address line, read if it is not cached: 0 with *ret, 1 if it
+ * is not all readable (the caller reads the bytes it wants directly), or
+ * an I/O failure in err, which a direct read would only repeat.
+ */
+static int cached_line(struct ms_mem *m, uint64_t line,
+		       const unsigned char **ret, struct ms_err *err)
 {
 	struct ms_mem_cache *c = m->cache;
 	size_t i = (size_t)(line >> LINE_SHIFT) % NLINES;
 	struct ms_err e = { 0 };
+	int r;
 
-	if (c->tag[i] == line + 1)
-		return c->data[i];
+	if (c->tag[i] == line + 1) {
+		*ret = c->data[i];
+		return 0;
+	}
 	c->tag[i] = 0;
-	if (m->ops->read(m, line, c->data[i], LINE_SIZE, &e))
-		return NULL;
+	r = m->ops->read(m, line, c->data[i], LINE_SIZE, &e);
+	if (r && ms_mem_io_failure(&e, r)) {
+		*err = e;
+		return r;
+	}
+	if (r)
+		return 1;
 	c->tag[i] = line + 1;
-	return c->data[i];
+	*ret = c->data[i];
+	return 0;
 }
 
-/* All of [addr, addr + len) from cached lines; false to read directly. */
-static bool read_cached(struct ms_mem *m, uint64_t addr, void *buf, size_t len)
+/*
+ * All of [addr, addr + len) from cached lines: 0, 1 to read directly, or
+ * an I/O failure (see cached_line).
+ */
+static int read_cached(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
+		       struct ms_err *err)
 {
 	unsigned char *out = buf;
 
 	if (!m->cache && !(m->cache = calloc(1, sizeof(*m->cache))))
-		return false;
+		return 1;
 	while (len) {
 		uint64_t line = addr & ~(uint64_t)(LINE_SIZE - 1);
 		size_t off = (size_t)(addr - line);
 		size_t n = LINE_SIZE - off < len ? LINE_SIZE - off : len;
-		const unsigned char *d = cached_line(m, line);
+		const unsigned char *d;
+		int r = cached_line(m, line, &d, err);
 
-		if (!d)
-			return false;
+		if (r)
+			return r;
 		memcpy(out, d + off, n);
 		out += n;
 		addr += n;
 		len -= n;
 	}
-	return true;
+	return 0;
+}
+
+bool ms_mem_io_failure(const struct ms_err *err, int r)
+{
+	return r && ms_err_kind_of(err, r) == MS_E_IO;
 }
 
 int ms_mem_new(const struct ms_mem_ops *ops, void *priv, const char *origin,
@@ -105,12 +130,15 @@ int ms_mem_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 				  "reading %s at 0x%" PRIx64
 				  " (%zu bytes) from %s: range wraps around",
 				  what, addr, len, m->origin);
-	if (len <= SMALL_READ && addr + LINE_SIZE > addr &&
-	    read_cached(m, addr, buf, len)) {
+	r = len <= SMALL_READ && addr + LINE_SIZE > addr ?
+		    read_cached(m, addr, buf, len, err) :
+		    1;
+	if (r == 0) {
 		m->nbytes += len;
 		return 0;
 	}
-	r = m->ops->read(m, addr, buf, len, err);
+	if (r > 0)
+		r = m->ops->read(m, addr, buf, len, err);
 	if (r)
 		return ms_err_prefix(err,
 				     "reading %s at 0x%" PRIx64
@@ -162,19 +190,27 @@ int ms_mem_read_string(struct ms_mem *m, uint64_t addr, size_t max,
 			  what, addr, m->origin, max);
 }
 
-char *ms_mem_vmcoreinfo_get(struct ms_mem *m, const char *key)
+int ms_mem_vmcoreinfo_get(struct ms_mem *m, const char *key, char **ret,
+			  struct ms_err *err)
 {
 	const char *text = m->ops->vmcoreinfo ? m->ops->vmcoreinfo(m) : NULL;
 	size_t klen = strlen(key);
 
+	*ret = NULL;
 	for (const char *l = text; l && *l;) {
 		const char *e = strchr(l, '\n');
 		size_t n = e ? (size_t)(e - l) : strlen(l);
 
-		if (n > klen && !strncmp(l, key, klen) && l[klen] == '=')
-			return strndup(l + klen + 1, n - klen - 1);
+		if (n > klen && !strncmp(l, key, klen) && l[klen] == '=') {
+			*ret = strndup(l + klen + 1, n - klen - 1);
+			return *ret ? 0 :
+				      ms_err_errno(err, ENOMEM,
+						   "VMCOREINFO %s of %s", key,
+						   m->origin);
+		}
 		l = e ? e + 1 : l + n;
 	}
-	errno = ENOENT;
-	return NULL;
+	return ms_err_set(err, ENOENT, "%s has %s", m->origin,
+			  text ? "VMCOREINFO without that key" :
+				 "no VMCOREINFO");
 }

@@ -28,6 +28,9 @@ struct ms_mem_ops {
 	 * Reads len bytes at kernel virtual address addr, all or nothing.
 	 * On failure the message says what failed (stub error, unmapped,
 	 * timeout); ms_mem_read puts what was being read in front of it.
+	 * Memory that is not there is -EFAULT; a failure of the source
+	 * itself (timeout, closed connection, truncated file) is of kind
+	 * MS_E_IO (see ms_mem_io_failure).
 	 */
 	int (*read)(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 		    struct ms_err *err);
@@ -72,10 +75,20 @@ int ms_mem_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 int ms_mem_read_string(struct ms_mem *m, uint64_t addr, size_t max,
 		       const char *what, char **ret, struct ms_err *err);
 /*
- * Value of KEY=value in VMCOREINFO text (a copy, caller frees), or NULL
- * with errno ENOENT if the source has no VMCOREINFO or no such key.
+ * Value of KEY=value in VMCOREINFO text in *ret (a copy, caller frees):
+ * 0; -ENOENT if the source has no VMCOREINFO or no such key; -ENOMEM.
  */
-char *ms_mem_vmcoreinfo_get(struct ms_mem *m, const char *key);
+int ms_mem_vmcoreinfo_get(struct ms_mem *m, const char *key, char **ret,
+			  struct ms_err *err);
+/*
+ * Whether a failed read (r, err) is an I/O failure: the target stopped
+ * answering, the connection closed, the vmcore is cut short. Code that
+ * scans memory passes over what is not there (unmapped, left out of a
+ * dump: an answer) but stops at this and gives it up unchanged, so the
+ * run ends saying what failed, never with a diagnosis made from reads
+ * that were never answered.
+ */
+bool ms_mem_io_failure(const struct ms_err *err, int r);
 
 /*
  * GDB remote serial protocol (gdbremote.c). spec is HOST:PORT (":1234"

@@ -26,7 +26,7 @@
 #include <libkdumpfile/kdumpfile.h>
 
 #include "base/dlib.h"
-#include "target.h"
+#include "vmcore-int.h"
 
 /*
  * libkdumpfile's functions we call, named and typed as kdumpfile.h has
@@ -174,6 +174,15 @@ static int vmcore_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 		return ms_err_set(err, EFAULT,
 				  "0x%" PRIx64 " is not mapped in the dumped kernel: %s",
 				  addr + done, kdump_msg(vc, ks));
+	/*
+	 * The file ends before the data of the page (a compressed kdump
+	 * cut short: its size is in no header) or cannot be read: an I/O
+	 * failure, which ends a scan instead of passing for a hole.
+	 */
+	if (ks == KDUMP_ERR_EOF || ks == KDUMP_ERR_SYSTEM)
+		return ms_err_kind(err, MS_E_IO, ks == KDUMP_ERR_EOF ? EIO : kdump_errno(ks),
+				   "at 0x%" PRIx64 ": the file ends before the page's data, or cannot be read (truncated?): %s",
+				   addr + done, kdump_msg(vc, ks));
 	return ms_err_set(err, kdump_errno(ks), "at 0x%" PRIx64 ": %s",
 			  addr + done, kdump_msg(vc, ks));
 }
@@ -230,111 +239,6 @@ static void vmcore_set_arch(struct vmcore *vc, struct ms_mem *m)
 }
 
 /*
- * makedumpfile -F, and QEMU's dump-guest-memory kdump-zlib, -lzo and
- * -snappy (all of them before 8.2; its kdump-raw-* formats are plain),
- * write the kdump file "flattened", for pipes: a
- * 4096-byte header, then records of (file offset, size, bytes) in any
- * order, to an end marker. libkdumpfile 0.5.1 reads only the plain file,
- * so the records are put back in place in an anonymous file (what
- * makedumpfile -R does on disk); it costs memory the size of the dump.
- */
-#define FLAT_SIGNATURE "makedumpfile"
-#define FLAT_HEADER_SIZE 4096
-#define FLAT_TYPE 1 /* TYPE_FLAT_HEADER */
-#define FLAT_COPY_CHUNK (1u << 20)
-
-static bool vmcore_is_flat(int fd)
-{
-	unsigned char h[32];
-	char sig[16] = FLAT_SIGNATURE;
-	uint64_t type;
-
-	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h, sig, sizeof(sig)))
-		return false;
-	memcpy(&type, h + 16, sizeof(type));
-	return be64toh(type) == FLAT_TYPE;
-}
-
-static int flat_copy(int from, off_t from_off, int to, off_t to_off,
-		     uint64_t len, char *buf)
-{
-	while (len) {
-		size_t n = len < FLAT_COPY_CHUNK ? (size_t)len : FLAT_COPY_CHUNK;
-		ssize_t r = pread(from, buf, n, from_off);
-
-		if (r <= 0)
-			return r < 0 ? -errno : -EBADMSG;
-		if (pwrite(to, buf, (size_t)r, to_off) != r)
-			return -errno;
-		from_off += r;
-		to_off += r;
-		len -= (uint64_t)r;
-	}
-	return 0;
-}
-
-/* Replaces vc->fd, a flattened dump, by the dump it stands for. */
-static int vmcore_unflatten(struct vmcore *vc, const char *path,
-			    struct ms_err *err)
-{
-	struct stat st;
-	off_t off = FLAT_HEADER_SIZE;
-	char *buf = NULL;
-	int out, r = 0;
-
-	if (fstat(vc->fd, &st))
-		return ms_err_errno(err, errno, "--vmcore %s", path);
-	out = memfd_create("modsect-vmcore", MFD_CLOEXEC);
-	buf = malloc(FLAT_COPY_CHUNK);
-	if (out < 0 || !buf) {
-		r = ms_err_errno(err, out < 0 ? errno : ENOMEM,
-				 "--vmcore %s: unflattening", path);
-		goto out;
-	}
-	for (;;) {
-		uint64_t rec[2];
-		int64_t to, len;
-
-		if (pread(vc->fd, rec, sizeof(rec), off) != (ssize_t)sizeof(rec)) {
-			r = ms_err_set(err, EBADMSG,
-				       "--vmcore %s: flattened kdump file ends at offset %jd without its end marker",
-				       path, (intmax_t)off);
-			goto out;
-		}
-		to = (int64_t)be64toh(rec[0]);
-		len = (int64_t)be64toh(rec[1]);
-		if (to == -1)
-			break;
-		off += (off_t)sizeof(rec);
-		/* Every record stays inside the file: the loop is bounded. */
-		if (to < 0 || len < 0 || len > st.st_size - off ||
-		    to > INT64_MAX - len) {
-			r = ms_err_set(err, EBADMSG,
-				       "--vmcore %s: flattened kdump record at offset %jd is out of bounds (to %jd, %jd bytes)",
-				       path, (intmax_t)(off - (off_t)sizeof(rec)),
-				       (intmax_t)to, (intmax_t)len);
-			goto out;
-		}
-		r = flat_copy(vc->fd, off, out, (off_t)to, (uint64_t)len, buf);
-		if (r) {
-			r = ms_err_errno(err, -r, "--vmcore %s: unflattening",
-					 path);
-			goto out;
-		}
-		off += (off_t)len;
-	}
-	close(vc->fd);
-	vc->fd = out;
-	out = -1;
-out:
-	if (out >= 0)
-		close(out);
-	free(buf);
-	return r;
-}
-
-/*
  * libkdumpfile is loaded for each vmcore opened, not linked: it brings
  * libstdc++ and five more libraries, 1.4 ms of every start-up, for the
  * few runs that read a vmcore. The table is the vmcore's own, as the
@@ -383,10 +287,13 @@ static int vmcore_probe(struct vmcore *vc, const char *path,
 	if (r)
 		return r;
 	if (vmcore_is_flat(vc->fd)) {
-		r = vmcore_unflatten(vc, path, err);
+		r = vmcore_unflatten(&vc->fd, path, err);
 		if (r)
 			return r;
 	}
+	r = vmcore_check_elf_size(vc->fd, path, err);
+	if (r)
+		return r;
 	vc->ctx = vc->kd.kdump_new();
 	if (!vc->ctx)
 		return ms_err_errno(err, ENOMEM, "--vmcore %s", path);

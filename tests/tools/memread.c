@@ -86,8 +86,12 @@ int main(int argc, char **argv)
 			printf("pc %" PRIx64 "\n", v);
 	}
 	for (size_t i = 0; i < nkeys; i++) {
-		char *v = ms_mem_vmcoreinfo_get(m, keys[i]);
+		struct ms_err verr = { 0 };
+		char *v = NULL;
 
+		r = ms_mem_vmcoreinfo_get(m, keys[i], &v, &verr);
+		if (r && r != -ENOENT)
+			return fail(&verr, r);
 		printf("%s=%s\n", keys[i], v ? v : "(none)");
 		free(v);
 	}
