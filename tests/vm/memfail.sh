@@ -26,7 +26,7 @@
 #     that found it gone), no output; then, with QEMU gone, with and
 #     without --kernel-image: exit 3, refused connection.
 #
-# Prints "ok: ..." / "FAIL: ..." per check, then "N passed, N failed"; exit 1
+# Prints "ok - ..." / "not ok - ..." per check, then "N passed, N failed"; exit 1
 # if anything failed.  Run as root (see README.md).  Environment: MODSECT
 # (default ./modsect), MODSECT_STATIC (static modsect for the guest's
 # capture; default ./modsect-static), MODSECT_VM_KEEP_DUMPS=1 keeps the
@@ -76,7 +76,7 @@ run() {
 	"$@" >"$W/$name.out" 2>"$W/$name.err" || rc=$?
 	SECS=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$W/$name.err"; then
-		bad "$name: sanitizer report"
+		not_ok "$name: sanitizer report"
 		grep -m 12 -E 'ERROR: |SUMMARY: | #[0-9] ' "$W/$name.err" | detail
 	fi
 	return "$rc"
@@ -89,11 +89,11 @@ sorted() {
 
 REF=$VM_RUN/capture.txt
 if [ -z "${MODSECT_STATIC:-}" ]; then
-	bad "MODSECT_STATIC not set: the guest ran no modsect capture to compare with"
+	not_ok "MODSECT_STATIC not set: the guest ran no modsect capture to compare with"
 elif grep -qx 'rc=0' "$VM_RUN/capture-stderr.txt" && grep -q '^modsect-capture 1$' "$REF"; then
 	ok "guest's sysfs capture: $(grep -c '^module ' "$REF") modules, $(grep -c '^section ' "$REF") sections"
 else
-	bad "guest's modsect capture failed"
+	not_ok "guest's modsect capture failed"
 	detail <"$VM_RUN/capture-stderr.txt"
 fi
 sorted "$REF" >"$W/ref.sorted"
@@ -105,12 +105,12 @@ whole() {
 	shift
 	rm -f "$W/$label.txt"
 	if ! run "$label" "$MS" capture "$@" -o "$W/$label.txt"; then
-		bad "$label: modsect capture $* failed"
+		not_ok "$label: modsect capture $* failed"
 		head -n 5 "$W/$label.err" | detail
 	elif sorted "$W/$label.txt" | cmp -s - "$W/ref.sorted"; then
 		ok "$label: the whole map == the guest's sysfs capture ($(grep -c '^module ' "$W/$label.txt") modules) in ${SECS}s"
 	else
-		bad "$label: the map differs from the guest's sysfs capture"
+		not_ok "$label: the map differs from the guest's sysfs capture"
 		sorted "$W/$label.txt" | diff "$W/ref.sorted" - | head -n 20 | detail
 	fi
 }
@@ -129,13 +129,13 @@ fails() {
 	wait "$pid" || rc=$?
 	SECS=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$W/$label.err"; then
-		bad "$label: sanitizer report"
+		not_ok "$label: sanitizer report"
 		grep -m 12 -E 'ERROR: |SUMMARY: | #[0-9] ' "$W/$label.err" | detail
 	elif [ "$rc" = 3 ] && [ ! -e "$W/$label.txt" ] && grep -Eq -- "$re" "$W/$label.err" &&
 		awk -v s="$SECS" -v b="$BOUND" 'BEGIN { exit !(s < b) }'; then
 		ok "$label: exit 3 in ${SECS}s, nothing written: $(head -c 300 "$W/$label.err")"
 	else
-		bad "$label: want exit 3 within ${BOUND}s, no output file, /$re/; got exit $rc in ${SECS}s$([ ! -e "$W/$label.txt" ] || echo ", $W/$label.txt written")"
+		not_ok "$label: want exit 3 within ${BOUND}s, no output file, /$re/; got exit $rc in ${SECS}s$([ ! -e "$W/$label.txt" ] || echo ", $W/$label.txt written")"
 		head -n 5 "$W/$label.err" | detail
 	fi
 }
@@ -177,7 +177,7 @@ cont_qemu() {
 	# QEMU has seen that connection close.
 	sleep 1
 	timeout 60 "$(vm_gdb)" -q -nx -batch -ex "target remote $REMOTE" -ex detach \
-		>/dev/null 2>&1 || bad "gdb could not attach to detach after SIGCONT"
+		>/dev/null 2>&1 || not_ok "gdb could not attach to detach after SIGCONT"
 }
 stop_qemu 0
 fails stopped-before "^modsect: .*$STOPPED_RE" now --remote "$REMOTE" --timeout "$TIMEOUT"
@@ -192,13 +192,13 @@ fails stopped-partway-image "^modsect: .*$STOPPED_RE" "stop_qemu $(third "$T_IMG
 cont_qemu
 for l in stopped-partway stopped-partway-image; do
 	if grep -qE 'is not the running kernel|no kallsyms tables' "$W/$l.err"; then
-		bad "$l: the old misdiagnosis: $(cat "$W/$l.err")"
+		not_ok "$l: the old misdiagnosis: $(cat "$W/$l.err")"
 	fi
 done
 if vm_cmd dmesg 60; then
 	ok "the guest runs again after SIGCONT and a detach"
 else
-	bad "the guest does not answer after SIGCONT"
+	not_ok "the guest does not answer after SIGCONT"
 fi
 
 # --- 3. QEMU killed -------------------------------------------------------------
@@ -211,5 +211,4 @@ fails killed-after "^modsect: $R: connect: Connection refused$" now --remote "$R
 fails killed-after-image "^modsect: $R: connect: Connection refused$" now --remote "$REMOTE" \
 	--timeout "$TIMEOUT" --kernel-image "$VM_KERNEL"
 
-echo "$npass passed, $nfail failed"
-[ "$nfail" = 0 ]
+summary
