@@ -62,8 +62,9 @@ san:
 
 # Unit tests, a short run of every fuzz target, then the real kernel under
 # QEMU: test.sh (one boot), gdbcmd.sh (the in-gdb command, one boot),
-# memsrc.sh (the map from memory: gdbstub, tty, vmcores; one boot) and
-# ingdb.sh (modsect on gdb's own connection, module loads followed) on
+# memsrc.sh (the map from memory: gdbstub, tty, vmcores; one boot),
+# memfail.sh (a target that stops answering or goes away, vmcores cut
+# short: exit 3, nothing written; one boot) and ingdb.sh (modsect on gdb's own connection, module loads followed) on
 # Debian 12's 6.1; then kernel.sh's proofs (one boot each) on the other
 # kernels users run: CHECK_KERNELS (tests/vm/kernels.sh names them).
 CHECK_KERNELS ?= 6.12-amd64 686-pae arm64

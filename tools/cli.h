@@ -120,8 +120,11 @@ int write_buf(const struct opts *o, struct ms_buf *b, struct ms_err *err);
 int emit_modules(struct run *run, bool lldb);
 
 struct json_object;
-/* debug_file, debug_source, debug_verified, debug_skipped (sections.c). */
-void debug_json(struct json_object *o, const struct ms_debuginfo *d);
+/* --json output (json.c): a document printed and freed, and its pieces. */
+void json_print(FILE *out, struct json_object *doc);
+struct json_object *json_hex(uint64_t v);
+/* The debug info candidates passed over: [{file, reason}...]. */
+struct json_object *json_skipped(const struct ms_debuginfo *d);
 
 int do_gdb(struct run *run);
 int do_lldb(struct run *run);

@@ -42,8 +42,6 @@ static void print_table(FILE *out, const struct row *rows, size_t n)
 static void add_debug(json_object *j, const struct row *r)
 {
 	const struct ms_debuginfo *d = r->res.debug;
-	json_object *sk = json_object_new_array();
-
 	json_object_object_add(j, "source",
 			       json_object_new_string(ms_dsource_str(
 				       r->found ? d->source : MS_DS_NONE)));
@@ -55,17 +53,7 @@ static void add_debug(json_object *j, const struct row *r)
 		j, "file",
 		r->found ? json_object_new_string(ms_modfile_path(d->file)) :
 			   NULL);
-	for (size_t k = 0; d && k < d->nskipped; k++) {
-		json_object *x = json_object_new_object();
-
-		json_object_object_add(
-			x, "file", json_object_new_string(d->skipped[k].path));
-		json_object_object_add(
-			x, "reason",
-			json_object_new_string(d->skipped[k].reason));
-		json_object_array_add(sk, x);
-	}
-	json_object_object_add(j, "skipped", sk);
+	json_object_object_add(j, "skipped", json_skipped(d));
 }
 
 static void print_json(FILE *out, const struct row *rows, size_t n)
@@ -84,11 +72,7 @@ static void print_json(FILE *out, const struct row *rows, size_t n)
 		add_debug(j, &rows[i]);
 		json_object_array_add(a, j);
 	}
-	fprintf(out, "%s\n",
-		json_object_to_json_string_ext(
-			a, JSON_C_TO_STRING_PRETTY |
-				   JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(a);
+	json_print(out, a);
 }
 
 /* The modules asked for, in map order; -ENOENT names one not loaded. */

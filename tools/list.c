@@ -88,11 +88,7 @@ static void print_json(FILE *out, const struct row *rows, size_t n)
 			json_object_new_string(rows[i].verified));
 		json_object_array_add(a, j);
 	}
-	fprintf(out, "%s\n",
-		json_object_to_json_string_ext(
-			a, JSON_C_TO_STRING_PRETTY |
-				   JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(a);
+	json_print(out, a);
 }
 
 static void print_table(FILE *out, const struct row *rows, size_t n)

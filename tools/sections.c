@@ -53,17 +53,9 @@ static void put_name(FILE *out, const char *s, int width)
 	fprintf(out, "%*s", width > n ? width - n : 1, "");
 }
 
-static json_object *hex(uint64_t v)
+/* debug_file, debug_source, debug_verified, debug_skipped. */
+static void debug_json(json_object *o, const struct ms_debuginfo *d)
 {
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
-	return json_object_new_string(buf);
-}
-
-void debug_json(json_object *o, const struct ms_debuginfo *d)
-{
-	json_object *sk = json_object_new_array();
 	bool has = d && d->file;
 
 	json_object_object_add(
@@ -75,17 +67,7 @@ void debug_json(json_object *o, const struct ms_debuginfo *d)
 	json_object_object_add(
 		o, "debug_verified",
 		has ? json_object_new_string(ms_verify_str(d->verify)) : NULL);
-	for (size_t i = 0; d && i < d->nskipped; i++) {
-		json_object *j = json_object_new_object();
-
-		json_object_object_add(
-			j, "file", json_object_new_string(d->skipped[i].path));
-		json_object_object_add(
-			j, "reason",
-			json_object_new_string(d->skipped[i].reason));
-		json_object_array_add(sk, j);
-	}
-	json_object_object_add(o, "debug_skipped", sk);
+	json_object_object_add(o, "debug_skipped", json_skipped(d));
 }
 
 static void print_json(FILE *out, const struct ms_layout *l)
@@ -121,11 +103,11 @@ static void print_json(FILE *out, const struct ms_layout *l)
 		json_object_object_add(j, "name",
 				       json_object_new_string(s->name));
 		json_object_object_add(j, "address",
-				       s->in_map ? hex(s->map_addr) :
+				       s->in_map ? json_hex(s->map_addr) :
 				       s->place == MS_PLACE_PERCPU ?
-						   hex(s->addr) :
+						   json_hex(s->addr) :
 						   NULL);
-		json_object_object_add(j, "debugger_address", hex(s->addr));
+		json_object_object_add(j, "debugger_address", json_hex(s->addr));
 		json_object_object_add(j, "size",
 				       json_object_new_uint64(s->size));
 		json_object_object_add(j, "flags", json_object_new_string(fl));
@@ -137,11 +119,7 @@ static void print_json(FILE *out, const struct ms_layout *l)
 		json_object_array_add(a, j);
 	}
 	json_object_object_add(o, "sections", a);
-	fprintf(out, "%s\n",
-		json_object_to_json_string_ext(
-			o, JSON_C_TO_STRING_PRETTY |
-				   JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
+	json_print(out, o);
 }
 
 static void print_debug(FILE *out, const struct ms_debuginfo *d)

@@ -68,16 +68,18 @@ static void kern_clear(struct kern *k)
 	free(k->build_id);
 }
 
-static int add_core(struct ms_map *map, const struct kern *k)
+static int add_core(struct ms_map *map, const struct kern *k,
+		    struct ms_err *err)
 {
-	for (size_t i = 0; i < k->ksyms->nsyms; i++) {
-		const struct ms_ksym *s = &k->ksyms->syms[i];
-		uint64_t a = kern_moved(k, s->addr);
+	int r = 0;
 
-		if (ms_map_add_core(map, s->name, a, s->type))
-			return -ENOMEM;
+	for (size_t i = 0; !r && i < k->ksyms->nsyms; i++) {
+		const struct ms_ksym *s = &k->ksyms->syms[i];
+
+		r = ms_map_add_core(map, s->name, kern_moved(k, s->addr),
+				    s->type, err);
 	}
-	return 0;
+	return r;
 }
 
 /* sysfs lists only modules with sections/: the map has the same ones. */
@@ -106,8 +108,8 @@ int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
 		r = read_uts(k, &l, err);
 	if (!r)
 		r = kmem_read_modules(k, &l, only_module, map, err);
-	if (!r && (flags & MS_READ_CORE) && add_core(map, k))
-		r = ms_err_errno(err, ENOMEM, "core symbols");
+	if (!r && (flags & MS_READ_CORE))
+		r = add_core(map, k, err);
 	if (r)
 		return r;
 	drop_sectionless(map);

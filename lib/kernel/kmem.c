@@ -93,9 +93,8 @@ static int read_sections(const struct kern *k, const struct klayout *l,
 		r = read_name(k, np, "section name", &name, err);
 		if (r)
 			break;
-		if (ms_module_add_section(m, name,
-					  kget_field(k, a, &l->sa_address)))
-			r = ms_err_errno(err, ENOMEM, "sections");
+		r = ms_module_add_section(m, name,
+					  kget_field(k, a, &l->sa_address), err);
 		free(name);
 	}
 	free(hdr);

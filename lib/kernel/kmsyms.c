@@ -256,9 +256,9 @@ int kmem_read_ksyms(const struct kern *k, const struct klayout *l,
 				"symbol %s in %s has type 0x%02x, which is no symbol type (corrupted memory?)",
 				MS_ESC(name), k->origin,
 				(unsigned char)t.types[i]);
-		else if (ms_module_add_ksym(m, name, v,
-					    set_case(t.types[i], up)))
-			r = ms_err_errno(err, ENOMEM, "module symbols");
+		else
+			r = ms_module_add_ksym(m, name, v,
+					       set_case(t.types[i], up), err);
 		free(name);
 	}
 	kexp_free(exp, nexp);

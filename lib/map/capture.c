@@ -194,7 +194,7 @@ static int add_section(struct parser *p, const char *mod, char *sec,
 		return perr(p, "bad section name \"%.64s\"", sec);
 	if (parse_hex(addr_s, need_0x, &addr) < 0)
 		return perr(p, "bad address \"%.40s\"", addr_s);
-	return ms_module_add_section(m, sec, addr);
+	return ms_module_add_section(m, sec, addr, p->err);
 }
 
 static int add_ksym(struct parser *p, const char *mod, const char *addr_s,
@@ -207,7 +207,7 @@ static int add_ksym(struct parser *p, const char *mod, const char *addr_s,
 		return p->err->code ? -p->err->code : -ENOMEM;
 	if (parse_hex(addr_s, false, &addr) < 0 || strlen(type) != 1)
 		return perr(p, "bad kallsyms line for %s", mod);
-	if (ms_module_add_ksym(m, name, addr, type[0]))
+	if (ms_module_add_ksym(m, name, addr, type[0], p->err))
 		return -ENOMEM;
 	if (unescape(m->ksyms[m->nksyms - 1].name) < 0) {
 		free(m->ksyms[--m->nksyms].name);
@@ -289,9 +289,7 @@ static int raw_kallsyms(struct parser *p, char **f, int n)
 	if (n == 3) {
 		if (parse_hex(f[0], false, &addr) < 0)
 			return perr(p, "bad kallsyms address \"%.20s\"", f[0]);
-		return ms_map_add_core(p->map, f[2], addr, f[1][0]) < 0 ?
-			       -ENOMEM :
-			       0;
+		return ms_map_add_core(p->map, f[2], addr, f[1][0], p->err);
 	}
 	l = strlen(f[3]);
 	if (f[3][0] != '[' || f[3][l - 1] != ']')
@@ -309,7 +307,7 @@ static int core_line(struct parser *p, char **f, int n)
 	    unescape(f[3]) < 0)
 		return perr(p, "\"core\" takes an address, a type and a name%s",
 			    "");
-	return ms_map_add_core(p->map, f[3], addr, f[2][0]) < 0 ? -ENOMEM : 0;
+	return ms_map_add_core(p->map, f[3], addr, f[2][0], p->err);
 }
 
 static int parse_line(struct parser *p, char *line, bool *native)

@@ -66,6 +66,7 @@ static int kallsyms_pass(const char *root, struct ms_map *map, bool core,
 			 struct ms_module *into)
 {
 	char path[4096], line[1024];
+	struct ms_err e = { 0 }; /* the caller says what failed */
 	int r = 1;
 	FILE *f;
 
@@ -90,10 +91,11 @@ static int kallsyms_pass(const char *root, struct ms_map *map, bool core,
 		}
 		r = 0;
 		if (n == 3) {
-			if (core && ms_map_add_core(map, name, addr, type) < 0)
-				r = -ENOMEM;
+			if (core)
+				r = ms_map_add_core(map, name, addr, type, &e);
 		} else if ((m = ms_map_find(map, mod))) {
-			r = ms_module_add_ksym(&into[m - map->modules], name, addr, type);
+			r = ms_module_add_ksym(&into[m - map->modules], name,
+					       addr, type, &e);
 		}
 		if (r)
 			break;

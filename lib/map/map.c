@@ -113,12 +113,11 @@ static int cmp_section_name(const void *a, const void *b)
 }
 
 int ms_map_add_core(struct ms_map *map, const char *name, uint64_t addr,
-		    char type)
+		    char type, struct ms_err *err)
 {
-	if (ms_grow(&map->core, map->ncore, sizeof(*map->core), 1024))
-		return -ENOMEM;
-	if (!(map->core[map->ncore].name = strdup(name)))
-		return -ENOMEM;
+	if (ms_grow(&map->core, map->ncore, sizeof(*map->core), 1024) ||
+	    !(map->core[map->ncore].name = strdup(name)))
+		return ms_err_errno(err, ENOMEM, "core kernel symbols");
 	map->core[map->ncore].addr = addr;
 	map->core[map->ncore].seq = (uint32_t)map->ncore;
 	map->core[map->ncore++].type = type;
@@ -221,25 +220,26 @@ char *ms_notes_build_id(const void *notes, size_t n)
 }
 
 int ms_module_add_section(struct ms_module *m, const char *name,
-			  uint64_t addr)
+			  uint64_t addr, struct ms_err *err)
 {
 	char *s;
 
 	if (ms_grow(&m->sections, m->nsections, sizeof(*m->sections), 16) ||
 	    !(s = strdup(name)))
-		return -ENOMEM;
+		return ms_err_errno(err, ENOMEM, "sections of %s", m->name);
 	m->sections[m->nsections++] = (struct ms_section){ s, addr };
 	return 0;
 }
 
 int ms_module_add_ksym(struct ms_module *m, const char *name, uint64_t addr,
-		       char type)
+		       char type, struct ms_err *err)
 {
 	char *s;
 
 	if (ms_grow(&m->ksyms, m->nksyms, sizeof(*m->ksyms), 16) ||
 	    !(s = strdup(name)))
-		return -ENOMEM;
+		return ms_err_errno(err, ENOMEM, "kallsyms lines of %s",
+				    m->name);
 	m->ksyms[m->nksyms++] = (struct ms_ksym){ .name = s, .addr = addr,
 						  .type = type };
 	return 0;

@@ -77,12 +77,12 @@ int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,
  * building, before ms_map_finish: 0 or -ENOMEM.
  */
 int ms_module_add_section(struct ms_module *m, const char *name,
-			  uint64_t addr);
+			  uint64_t addr, struct ms_err *err);
 int ms_module_add_ksym(struct ms_module *m, const char *name, uint64_t addr,
-		       char type);
+		       char type, struct ms_err *err);
 /* Adds a core kernel symbol (before ms_map_finish). */
 int ms_map_add_core(struct ms_map *map, const char *name, uint64_t addr,
-		    char type);
+		    char type, struct ms_err *err);
 /* Reads a capture in any format ms_capture_write or the README's sh loops write. */
 int ms_map_read_capture(const char *path, struct ms_map **ret,
 			struct ms_err *err);
