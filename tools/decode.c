@@ -78,23 +78,13 @@ struct ahead {
 	char **parse; /* made from parse_off once data stops moving */
 	char *scratch; /* a line with its NULs made parseable */
 	size_t scratch_cap;
-	size_t n, vcap;
+	size_t n, vcap, pcap;
 };
 
 static bool ahead_put(struct ahead *a, const char *p, size_t n)
 {
-	if (a->len + n + 1 > a->cap) {
-		size_t cap = a->cap ? a->cap : 65536;
-		char *d;
-
-		while (cap < a->len + n + 1)
-			cap *= 2;
-		d = realloc(a->data, cap);
-		if (!d)
-			return false;
-		a->data = d;
-		a->cap = cap;
-	}
+	if (ms_reserve(&a->data, &a->cap, a->len + n, 1, 65536))
+		return false;
 	memcpy(a->data + a->len, p, n);
 	a->data[a->len + n] = '\0';
 	a->len += n + 1;
@@ -112,20 +102,10 @@ static int read_ahead(struct ms_lines *in, struct ahead *a,
 		const char *pt = ln.piece ? "" : ms_decode_text(&ln, &a->scratch, &a->scratch_cap);
 		size_t off = a->len;
 
-		if (a->n == a->vcap) {
-			size_t cap = a->vcap ? 2 * a->vcap : 256;
-			struct ms_line *v = realloc(a->v, cap * sizeof(*v));
-			size_t *po = v ? realloc(a->parse_off,
-						 cap * sizeof(*po)) :
-					 NULL;
-
-			if (v)
-				a->v = v;
-			if (!po)
-				return ms_err_errno(err, ENOMEM, "decode");
-			a->parse_off = po;
-			a->vcap = cap;
-		}
+		if (ms_reserve(&a->v, &a->vcap, a->n, sizeof(*a->v), 256) ||
+		    ms_reserve(&a->parse_off, &a->pcap, a->n,
+			       sizeof(*a->parse_off), 256))
+			return ms_err_errno(err, ENOMEM, "decode");
 		if (!pt || !ahead_put(a, ln.text, ln.len) ||
 		    (pt != ln.text && !ahead_put(a, pt, strlen(pt))))
 			return ms_err_errno(err, ENOMEM, "decode");

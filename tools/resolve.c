@@ -122,16 +122,9 @@ static int lookup(struct ms_lazy *z, bool pac, uint64_t given,
 /* Room for one more address in *v. */
 static int room(uint64_t **v, size_t n, size_t *cap, struct ms_err *err)
 {
-	uint64_t *nv;
-
-	if (n < *cap)
-		return 0;
-	nv = realloc(*v, 2 * *cap * sizeof(**v));
-	if (!nv)
-		return ms_err_errno(err, ENOMEM, "resolve");
-	*v = nv;
-	*cap *= 2;
-	return 0;
+	return ms_reserve(v, cap, n, sizeof(**v), 4096) ?
+		       ms_err_errno(err, ENOMEM, "resolve") :
+		       0;
 }
 
 /*

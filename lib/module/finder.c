@@ -112,15 +112,9 @@ static char *module_name_of(const char *file)
 
 int add_entry(struct ms_finder *fi, char *name, const char *path)
 {
-	if (fi->nentries == fi->cap) {
-		size_t ncap = fi->cap ? 2 * fi->cap : 64;
-		struct entry *n = realloc(fi->entries, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		fi->entries = n;
-		fi->cap = ncap;
-	}
+	if (ms_reserve(&fi->entries, &fi->cap, fi->nentries,
+		       sizeof(*fi->entries), 64))
+		return -ENOMEM;
 	fi->entries[fi->nentries].name = name;
 	if (!(fi->entries[fi->nentries].path = strdup(path)))
 		return -ENOMEM;
