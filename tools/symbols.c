@@ -109,7 +109,7 @@ static void use_index(struct lazy *z)
 	char *dir = NULL;
 
 	if (ms_cache_subdir(z->ctx, "index", &dir, &err) == 0)
-		ms_symbolizer_set_index_dir(z->sym, dir);
+		ms_symbolizer_set_index_dir(z->sym, dir, &err);
 	free(dir);
 }
 

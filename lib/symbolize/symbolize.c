@@ -28,6 +28,7 @@ struct ms_symbolizer {
 	size_t ncore;
 	Dwfl_Callbacks cb;
 	char *ix_dir; /* index files (ixuse.c), or NULL */
+	ix_maker *ix_make; /* makes a missing one (ixmake.c sets it) */
 	int ix_rc; /* the first index not made or not written */
 	struct ms_err ix_err;
 };
@@ -37,10 +38,17 @@ struct smod *symbolizer_mod(const struct ms_symbolizer *s, size_t i)
 	return i < s->nmods ? s->mods[i] : NULL;
 }
 
-void ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir)
+int symbolizer_set_index(struct ms_symbolizer *s, const char *dir,
+			 ix_maker *make, struct ms_err *err)
 {
+	char *d = dir ? strdup(dir) : NULL;
+
+	if (dir && !d)
+		return ms_err_errno(err, ENOMEM, "index directory");
 	free(s->ix_dir);
-	s->ix_dir = dir ? strdup(dir) : NULL;
+	s->ix_dir = d;
+	s->ix_make = make;
+	return 0;
 }
 
 int ms_symbolizer_index_error(struct ms_symbolizer *s, struct ms_err *err)
@@ -66,7 +74,9 @@ static void make_index(struct ms_symbolizer *s, struct smod *sm)
 	int rc;
 
 	sm->ix_want = false;
-	rc = ix_make(sm, s->ix_dir, &e);
+	if (!s->ix_make)
+		return;
+	rc = s->ix_make(sm, s->ix_dir, &e);
 	if (rc < 0 && !s->ix_rc) {
 		s->ix_rc = rc;
 		s->ix_err = e;

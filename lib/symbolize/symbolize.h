@@ -59,12 +59,13 @@ bool ms_symbolizer_has(const struct ms_symbolizer *s, const char *module);
 void ms_symbolizer_set_core(struct ms_symbolizer *s, const struct ms_map *map);
 void ms_symbolizer_free(struct ms_symbolizer *s);
 /*
- * Index files (one per build-id, under dir) for the modules added after:
- * a module with one is answered from it and its DWARF is never read; one
- * without gets one (made and written) the first time it is used, with
- * answers the same.
+ * Index files (one per build-id, under dir) for the modules added after
+ * (ixmake.c): a module with one is answered from it and its DWARF is
+ * never read; one without gets one (made and written) the first time it
+ * is used, with answers the same. dir NULL: none. 0, or -ENOMEM.
  */
-void ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir);
+int ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir,
+				struct ms_err *err);
 /*
  * 0 if every index made was written, else the first failure to make or
  * write one (once: the next call says 0).
