@@ -116,7 +116,9 @@ static void annotate(FILE *out, const struct ms_line *ln, const struct hit *h,
 static int located(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		   struct ms_symres *r)
 {
-	return ms_symbolize(s, addr, flags, r) == 0 && r->nframes > 0 &&
+	struct ms_err err; /* unread: a failure is no line */
+
+	return ms_symbolize(s, addr, flags, r, &err) == 0 && r->nframes > 0 &&
 	       r->frames[r->nframes - 1].file;
 }
 
@@ -172,6 +174,7 @@ static int locate(struct lazy *z, bool pac, const struct ms_logframe *f,
 		  struct ms_symres *r, struct ms_err *err)
 {
 	unsigned int flags = f->exact || at_entry(f) ? 0 : MS_SYM_RETURN;
+	struct ms_err lerr; /* unread: a name not found tries the address */
 	uint64_t addr;
 	int rc;
 
@@ -179,7 +182,8 @@ static int locate(struct lazy *z, bool pac, const struct ms_logframe *f,
 		rc = load_same_build(z, f, err);
 		if (rc <= 0)
 			return rc;
-		rc = ms_symbolizer_lookup(z->sym, f->module, f->symbol, &addr);
+		rc = ms_symbolizer_lookup(z->sym, f->module, f->symbol, &addr,
+					  &lerr);
 		if (rc == 0 && located(z->sym, addr + f->offset, flags, r))
 			return 1;
 	}

@@ -111,10 +111,11 @@ static int lookup(struct lazy *z, bool pac, uint64_t given,
 		  struct ms_symres *r)
 {
 	uint64_t addr = pac ? ms_arm64_strip_pac(given) : given;
-	int rc = ms_symbolize(z->sym, addr, 0, r);
+	struct ms_err err; /* unread: a failure answers with what r says */
+	int rc = ms_symbolize(z->sym, addr, 0, r, &err);
 
 	if (rc == -ENOENT && addr != given)
-		rc = ms_symbolize(z->sym, given, 0, r);
+		rc = ms_symbolize(z->sym, given, 0, r, &err);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -396,8 +397,21 @@ static void set_symbol(const struct smod *sm, uint64_t addr, uint64_t look,
 	res->past_end = hit.past_end;
 }
 
+/* -ENOENT: addr is in no module, nor in the core kernel's symbols. */
+static int nowhere(uint64_t addr, struct ms_err *err)
+{
+	return ms_err_set(err, ENOENT, "0x%" PRIx64 " is in nothing known",
+			  addr);
+}
+
+/* -ENOMEM building sm's tables, said in err. */
+static int no_tables(const struct smod *sm, struct ms_err *err)
+{
+	return ms_err_errno(err, ENOMEM, "tables of %s", sm->l->mod->name);
+}
+
 int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
-		 struct ms_symres *res)
+		 struct ms_symres *res, struct ms_err *err)
 {
 	/* A return address belongs to the call before it. */
 	uint64_t look = flags & MS_SYM_RETURN ? addr - 1 : addr;
@@ -417,7 +431,7 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	res->past_end = false;
 	res->nframes = 0;
 	if (!sm)
-		return core_lookup(s, look, res);
+		return core_lookup(s, look, res) < 0 ? nowhere(addr, err) : 0;
 	res->module = sm->l->mod->name;
 	at = addr == look ? sec : loaded_section(sm->l, addr);
 	if (at) {
@@ -427,12 +441,12 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	if (sm->ix_want)
 		make_index(s, sm);
 	if (!sm->syms_built && symtab_build(sm) < 0)
-		return -ENOMEM;
+		return no_tables(sm, err);
 	set_symbol(sm, addr, look, sec, res);
 	/* Padding is none of the function's code: its frame is not named so. */
 	name = res->symbol && !res->past_end ? res->symbol : NULL;
 	if (!sm->built && functab_build(sm) < 0)
-		return -ENOMEM;
+		return no_tables(sm, err);
 	fn = functab_find(sm, look);
 	if (!fn) {
 		/*
@@ -445,17 +459,27 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		res->nframes = name || res->frames[0].file ? 1 : 0;
 		return 0;
 	}
-	return functab_frames(sm, fn, look, res);
+	return functab_frames(sm, fn, look, res) < 0 ? no_tables(sm, err) : 0;
 }
 
 int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
-			 const char *name, uint64_t *addr_ret)
+			 const char *name, uint64_t *addr_ret,
+			 struct ms_err *err)
 {
-	for (size_t i = 0; i < s->nmods; i++)
-		if (ms_modname_eq(s->mods[i]->l->mod->name, module)) {
-			if (s->mods[i]->ix_want)
-				make_index(s, s->mods[i]);
-			return symtab_lookup(s->mods[i], name, addr_ret);
-		}
-	return -ENOENT;
+	struct smod *sm = NULL;
+	int r;
+
+	for (size_t i = 0; !sm && i < s->nmods; i++)
+		if (ms_modname_eq(s->mods[i]->l->mod->name, module))
+			sm = s->mods[i];
+	if (!sm)
+		return ms_err_set(err, ENOENT, "module %s not added",
+				  MS_ESC(module));
+	if (sm->ix_want)
+		make_index(s, sm);
+	r = symtab_lookup(sm, name, addr_ret);
+	if (r == -ENOENT)
+		return ms_err_set(err, ENOENT, "%s: no symbol %s",
+				  sm->l->mod->name, MS_ESC(name));
+	return r < 0 ? no_tables(sm, err) : 0;
 }
