@@ -245,7 +245,7 @@ static size_t upper(const struct ms_symbolizer *s, uint64_t addr)
 int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
 		      struct ms_err *err)
 {
-	struct smod *sm = calloc(1, sizeof(*sm)), **n;
+	struct smod *sm = calloc(1, sizeof(*sm));
 	size_t at;
 	void **ud;
 
@@ -269,14 +269,13 @@ int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
 				  "modules %s and %s overlap in the map",
 				  o->l->mod->name, l->mod->name);
 	}
-	n = realloc(s->mods, (s->nmods + 1) * sizeof(*n));
-	if (!n) {
+	if (ms_grow(&s->mods, s->nmods, sizeof(*s->mods), 8) < 0) {
 		free(sm);
 		return ms_err_errno(err, ENOMEM, "symbolizer");
 	}
-	s->mods = n;
-	memmove(&n[at + 1], &n[at], (s->nmods - at) * sizeof(*n));
-	n[at] = sm;
+	memmove(&s->mods[at + 1], &s->mods[at],
+		(s->nmods - at) * sizeof(*s->mods));
+	s->mods[at] = sm;
 	s->nmods++;
 	if (s->ix_dir) {
 		int rc = ix_attach(sm, s->ix_dir);
