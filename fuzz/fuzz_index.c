@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target: the index reader (lib/symindex.c). The checksum and
+ * libFuzzer target: the index reader (lib/symbolize/symindex.c). The checksum and
  * the file's identity are not checked here, so that every input reaches
  * the checks of the tables; an index they accept is then read whole as
  * a lookup would: every string, every row of every section.

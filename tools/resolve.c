@@ -112,10 +112,11 @@ static int lookup(struct ms_lazy *z, bool pac, uint64_t given,
 {
 	uint64_t addr = pac ? ms_arm64_strip_pac(given) : given;
 	struct ms_symbolizer *s = ms_lazy_symbolizer(z);
-	int rc = ms_symbolize(s, addr, 0, r);
+	struct ms_err err; /* unread: a failure answers with what r says */
+	int rc = ms_symbolize(s, addr, 0, r, &err);
 
 	if (rc == -ENOENT && addr != given)
-		rc = ms_symbolize(s, given, 0, r);
+		rc = ms_symbolize(s, given, 0, r, &err);
 	return rc;
 }
 

@@ -121,7 +121,9 @@ static void annotate(FILE *out, const struct ms_line *ln, const struct hit *h,
 static int located(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		   struct ms_symres *r)
 {
-	return ms_symbolize(s, addr, flags, r) == 0 && r->nframes > 0 &&
+	struct ms_err err; /* unread: a failure is no line */
+
+	return ms_symbolize(s, addr, flags, r, &err) == 0 && r->nframes > 0 &&
 	       r->frames[r->nframes - 1].file;
 }
 
@@ -179,6 +181,7 @@ static int locate(struct ms_lazy *z, const struct ms_map *map, bool pac,
 {
 	struct ms_symbolizer *s = ms_lazy_symbolizer(z);
 	unsigned int flags = f->exact || at_entry(f) ? 0 : MS_SYM_RETURN;
+	struct ms_err lerr; /* unread: a name not found tries the address */
 	uint64_t addr;
 	int rc;
 
@@ -186,7 +189,7 @@ static int locate(struct ms_lazy *z, const struct ms_map *map, bool pac,
 		rc = load_same_build(z, map, f, err);
 		if (rc <= 0)
 			return rc;
-		rc = ms_symbolizer_lookup(s, f->module, f->symbol, &addr);
+		rc = ms_symbolizer_lookup(s, f->module, f->symbol, &addr, &lerr);
 		if (rc == 0 && located(s, addr + f->offset, flags, r))
 			return 1;
 	}

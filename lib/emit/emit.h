@@ -16,7 +16,9 @@ int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err);
 /*
  * The lines that give a fresh debugger the kernel's architecture, first in
  * a script; arch NULL if unknown (a comment only). why says where it was
- * taken from ("machine aarch64 in the map").
+ * taken from ("machine aarch64 in the map"). Nothing else can fail: a
+ * failed write is out's error (ferror), which its owner checks when it
+ * closes out, as for any fprintf to it.
  */
 void ms_emit_gdb_arch(FILE *out, const struct ms_arch *arch, const char *why);
 void ms_emit_lldb_arch(FILE *out, const struct ms_arch *arch, const char *why);

@@ -50,15 +50,9 @@ static const char *die_name(Dwarf_Die *die)
 
 static int add_fn(struct smod *sm, uint64_t lo, uint64_t hi, Dwarf_Die *die)
 {
-	if (sm->nfns == sm->capfns) {
-		size_t ncap = sm->capfns ? 2 * sm->capfns : 256;
-		struct fn *n = realloc(sm->fns, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		sm->fns = n;
-		sm->capfns = ncap;
-	}
+	if (ms_reserve(&sm->fns, &sm->capfns, sm->nfns, sizeof(*sm->fns),
+		       256) < 0)
+		return -ENOMEM;
 	sm->fns[sm->nfns++] = (struct fn){
 		.lo = lo, .hi = hi, .name = die_name(die), .die = *die
 	};
@@ -88,15 +82,9 @@ static int add_inl(struct walk *w, Dwarf_Die *die, int depth)
 	dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line);
 	dwarf_formudata(dwarf_attr(die, DW_AT_call_column, &a), &col);
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		if (w->ninl == w->capinl) {
-			size_t ncap = w->capinl ? 2 * w->capinl : 16;
-			struct inl *n = realloc(w->inl, ncap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			w->inl = n;
-			w->capinl = ncap;
-		}
+		if (ms_reserve(&w->inl, &w->capinl, w->ninl, sizeof(*w->inl),
+			       16) < 0)
+			return -ENOMEM;
 		if (!name) {
 			name = die_name(die);
 			if (w->files && file < w->nfiles)

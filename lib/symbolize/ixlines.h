@@ -3,8 +3,6 @@
 #ifndef MODSECT_IXLINES_H
 #define MODSECT_IXLINES_H
 
-#include <elfutils/libdwfl.h>
-
 #include "symindex.h"
 
 /* A section of the layout an index is built from, and its index id. */
@@ -18,9 +16,6 @@ struct ixsecs {
 	size_t n;
 };
 
-/* The loaded sections of l, written to w as the index's sections. */
-int ixsecs_of_layout(const struct ms_layout *l, struct ixw *w,
-		     struct ixsecs *ret);
 void ixsecs_free(struct ixsecs *xs);
 void ixsecs_sort(struct ixsecs *xs);
 /*
@@ -29,8 +24,7 @@ void ixsecs_sort(struct ixsecs *xs);
  */
 bool ixsecs_find(const struct ixsecs *xs, uint64_t addr, bool end,
 		 uint16_t *sec, uint32_t *off);
-/* Every line answer of the module, as libdwfl gives it, into w. */
-int ixlines_write(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w);
+
 /* What a line lookup searches: the rows' offsets, each section's run. */
 struct ixlookup {
 	const uint32_t *off; /* per row: the index's */

@@ -144,7 +144,7 @@ static void use_index(struct ms_lazy *z)
 	char *dir = NULL;
 
 	if (ms_cache_subdir(ms_finder_ctx(z->fi), "index", &dir, &err) == 0)
-		ms_symbolizer_set_index_dir(z->sym, dir);
+		ms_symbolizer_set_index_dir(z->sym, dir, &err);
 	free(dir);
 }
 

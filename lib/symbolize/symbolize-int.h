@@ -3,7 +3,27 @@
  * Internal to symbolization: symbolize.c keeps the modules and answers an
  * address, symtab.c holds each module's ELF symbols, functab.c its DWARF
  * functions and their inlined calls. Each table is built the first time
- * an address falls in the module.
+ * an address falls in the module, from the DWARF or from an index.
+ *
+ * The files, bottom up: each calls only those before it (tests/t-layers.sh
+ * and scripts/depgraph.py check, from the linker's view).
+ *
+ *   symindex.c   the index file read and checked (ixformat.h)
+ *   ixwrite.c    the index file written (symindex.c's checksum)
+ *   ixlines.c    an index's sections and line rows, as they answer
+ *   tables.c     sorted tables' keys; an index's entries in address order
+ *   ixuse.c      a module's index found in the cache, placed in its layout
+ *   ixfns.c      functions and inlined calls from an index
+ *   srcline.c    source lines from libdwfl or an index; lines into one
+ *   symtab.c     ELF symbols from libdwfl or an index; symbols into one
+ *   functab.c    functions and inlined calls from the DWARF (or ixfns.c);
+ *                functions into an index
+ *   symbolize.c  the symbolizer: its modules, an address's answer
+ *   ixmake.c     a module's index made, by a symbolizer of its own; the
+ *                symbolizer calls it through the maker it is given
+ *                (ix_maker, set by ms_symbolizer_set_index_dir)
+ *
+ * logparse.c, frames in log text, uses none of them.
  */
 #ifndef MODSECT_SYMBOLIZE_INT_H
 #define MODSECT_SYMBOLIZE_INT_H
@@ -77,32 +97,21 @@ struct smod {
 
 #define IX_UNPLACED UINT64_MAX
 
-/* The i-th module of a symbolizer, by address (for ixuse.c). */
+/* The i-th module of a symbolizer, by address (for ixmake.c). */
 struct smod *symbolizer_mod(const struct ms_symbolizer *s, size_t i);
+/*
+ * Makes the index of sm's file, writes it into dir and gives it to sm:
+ * what the symbolizer calls for a module without one (ixmake.c's).
+ */
+typedef int ix_maker(struct smod *sm, const char *dir, struct ms_err *err);
+/*
+ * Index files under dir for the modules added after, made by make where
+ * missing (dir NULL: none); 0, or -ENOMEM with the settings unchanged.
+ */
+int symbolizer_set_index(struct ms_symbolizer *s, const char *dir,
+			 ix_maker *make, struct ms_err *err);
 
-/* ---- the index of a module's file (ixuse.c) ---- */
-
-/*
- * Gives sm its index from dir: 1, or 0 if it has none (sm->ix_want is
- * then set when one can be written), or -ENOMEM.
- */
-int ix_attach(struct smod *sm, const char *dir);
-void ix_detach(struct smod *sm);
-/*
- * The entries of an index table (n of size bytes, each with its section
- * at sec_off) that are loaded, in the order of their sections' runtime
- * addresses, in table order within one: the index writes each section's
- * entries in address order, so this is address order in any layout,
- * found without a sort. NULL if out of memory.
- */
-size_t *ix_by_address(const struct smod *sm, const void *tab, size_t n,
-		      size_t size, size_t sec_off, size_t *n_ret);
-/*
- * Builds the index of sm's file, writes it into dir and gives it to sm,
- * whose tables then come from it. An error writing it (returned) still
- * leaves sm its index; any other leaves sm to the DWARF.
- */
-int ix_make(struct smod *sm, const char *dir, struct ms_err *err);
+/* ---- sorted tables (tables.c) ---- */
 
 /*
  * The sort keys of a sorted table, packed: a binary search then reads 8
@@ -113,12 +122,52 @@ uint64_t *sorted_keys(const void *base, size_t *n, size_t size, size_t key_off);
 #define SORTED_KEYS(arr, n, field)              \
 	sorted_keys((arr), (n), sizeof(*(arr)), \
 		    offsetof(__typeof__(*(arr)), field))
+/*
+ * The entries of an index table (n of size bytes, each with its section
+ * at sec_off) that are loaded, in the order of their sections' runtime
+ * addresses, in table order within one: the index writes each section's
+ * entries in address order, so this is address order in any layout,
+ * found without a sort. NULL if out of memory.
+ */
+size_t *ix_by_address(const struct smod *sm, const void *tab, size_t n,
+		      size_t size, size_t sec_off, size_t *n_ret);
+
+/* ---- the index of a module's file (ixuse.c) ---- */
+
+/* The file an index is of: the one libdwfl reads. */
+const struct ms_modfile *ix_source(const struct ms_layout *l);
+/*
+ * The index's path for l's file under dir, and the file's size; NULL if
+ * the file has no build-id (or out of memory).
+ */
+char *ix_path(const struct ms_layout *l, const char *dir, uint64_t *size_ret);
+/*
+ * Gives sm its index from dir: 1, or 0 if it has none (sm->ix_want is
+ * then set when one can be written), or -ENOMEM.
+ */
+int ix_attach(struct smod *sm, const char *dir);
+/* Gives sm the index ix, which it then owns: 0, or -ENOMEM. */
+int ix_adopt(struct smod *sm, struct ix *ix);
+void ix_detach(struct smod *sm);
+
+/* ---- functions from an index (ixfns.c) ---- */
 
 /* The function parts of sm's index, placed where sm's layout put them. */
 int ixfns_build(struct smod *sm);
 /* functab_frames, from the index's segments. */
 int ixfns_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
 		 struct ms_symres *res);
+
+/* ---- source lines (srcline.c) ---- */
+
+/*
+ * Source line of addr from the line table, into f; f->file NULL if none.
+ * in_fn: addr is in a function's DWARF range (else its CU is checked).
+ */
+void srcline_find(const struct smod *sm, uint64_t addr, bool in_fn,
+		  struct ms_frame *f);
+/* Every line answer of the module, as libdwfl gives it, into w. */
+int srcline_index(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w);
 
 /* ---- ELF symbols (symtab.c) ---- */
 
@@ -151,31 +200,6 @@ struct fn *functab_find(const struct smod *sm, uint64_t addr);
  */
 int functab_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
 		   struct ms_symres *res);
-/* ---- source lines (srcline.c) ---- */
-
-/*
- * Source line of addr from the line table, into f; f->file NULL if none.
- * in_fn: addr is in a function's DWARF range (else its CU is checked).
- */
-void srcline_find(const struct smod *sm, uint64_t addr, bool in_fn,
-		  struct ms_frame *f);
-
-/* The ranges of the last CU checked, for the next address (if it fits). */
-#define CUSPANS_MAX 32
-struct cuspans {
-	Dwarf_Die *cu;
-	size_t n;
-	bool over; /* more ranges than these: read each time */
-	uint64_t lo[CUSPANS_MAX], hi[CUSPANS_MAX];
-};
-
-/*
- * libdwfl's line at addr, with own_cu only one of the CU holding addr;
- * c (zeroed before the first call, or NULL) keeps that CU's ranges.
- */
-Dwfl_Line *srcline_getsrc(Dwfl_Module *dm, uint64_t addr, bool own_cu,
-			  struct cuspans *c);
-
 /* Every function and its inlined calls into an index built on layout xs. */
 int functab_index(struct smod *sm, const struct ixsecs *xs, struct ixw *w);
 

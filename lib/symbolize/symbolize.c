@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -28,6 +29,7 @@ struct ms_symbolizer {
 	size_t ncore;
 	Dwfl_Callbacks cb;
 	char *ix_dir; /* index files (ixuse.c), or NULL */
+	ix_maker *ix_make; /* makes a missing one (ixmake.c sets it) */
 	int ix_rc; /* the first index not made or not written */
 	struct ms_err ix_err;
 };
@@ -37,10 +39,17 @@ struct smod *symbolizer_mod(const struct ms_symbolizer *s, size_t i)
 	return i < s->nmods ? s->mods[i] : NULL;
 }
 
-void ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir)
+int symbolizer_set_index(struct ms_symbolizer *s, const char *dir,
+			 ix_maker *make, struct ms_err *err)
 {
+	char *d = dir ? strdup(dir) : NULL;
+
+	if (dir && !d)
+		return ms_err_errno(err, ENOMEM, "index directory");
 	free(s->ix_dir);
-	s->ix_dir = dir ? strdup(dir) : NULL;
+	s->ix_dir = d;
+	s->ix_make = make;
+	return 0;
 }
 
 int ms_symbolizer_index_error(struct ms_symbolizer *s, struct ms_err *err)
@@ -66,7 +75,9 @@ static void make_index(struct ms_symbolizer *s, struct smod *sm)
 	int rc;
 
 	sm->ix_want = false;
-	rc = ix_make(sm, s->ix_dir, &e);
+	if (!s->ix_make)
+		return;
+	rc = s->ix_make(sm, s->ix_dir, &e);
 	if (rc < 0 && !s->ix_rc) {
 		s->ix_rc = rc;
 		s->ix_err = e;
@@ -234,7 +245,7 @@ static size_t upper(const struct ms_symbolizer *s, uint64_t addr)
 int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
 		      struct ms_err *err)
 {
-	struct smod *sm = calloc(1, sizeof(*sm)), **n;
+	struct smod *sm = calloc(1, sizeof(*sm));
 	size_t at;
 	void **ud;
 
@@ -258,14 +269,13 @@ int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
 				  "modules %s and %s overlap in the map",
 				  o->l->mod->name, l->mod->name);
 	}
-	n = realloc(s->mods, (s->nmods + 1) * sizeof(*n));
-	if (!n) {
+	if (ms_grow(&s->mods, s->nmods, sizeof(*s->mods), 8) < 0) {
 		free(sm);
 		return ms_err_errno(err, ENOMEM, "symbolizer");
 	}
-	s->mods = n;
-	memmove(&n[at + 1], &n[at], (s->nmods - at) * sizeof(*n));
-	n[at] = sm;
+	memmove(&s->mods[at + 1], &s->mods[at],
+		(s->nmods - at) * sizeof(*s->mods));
+	s->mods[at] = sm;
 	s->nmods++;
 	if (s->ix_dir) {
 		int rc = ix_attach(sm, s->ix_dir);
@@ -386,8 +396,21 @@ static void set_symbol(const struct smod *sm, uint64_t addr, uint64_t look,
 	res->past_end = hit.past_end;
 }
 
+/* -ENOENT: addr is in no module, nor in the core kernel's symbols. */
+static int nowhere(uint64_t addr, struct ms_err *err)
+{
+	return ms_err_set(err, ENOENT, "0x%" PRIx64 " is in nothing known",
+			  addr);
+}
+
+/* -ENOMEM building sm's tables, said in err. */
+static int no_tables(const struct smod *sm, struct ms_err *err)
+{
+	return ms_err_errno(err, ENOMEM, "tables of %s", sm->l->mod->name);
+}
+
 int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
-		 struct ms_symres *res)
+		 struct ms_symres *res, struct ms_err *err)
 {
 	/* A return address belongs to the call before it. */
 	uint64_t look = flags & MS_SYM_RETURN ? addr - 1 : addr;
@@ -407,7 +430,7 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	res->past_end = false;
 	res->nframes = 0;
 	if (!sm)
-		return core_lookup(s, look, res);
+		return core_lookup(s, look, res) < 0 ? nowhere(addr, err) : 0;
 	res->module = sm->l->mod->name;
 	at = addr == look ? sec : loaded_section(sm->l, addr);
 	if (at) {
@@ -417,12 +440,12 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	if (sm->ix_want)
 		make_index(s, sm);
 	if (!sm->syms_built && symtab_build(sm) < 0)
-		return -ENOMEM;
+		return no_tables(sm, err);
 	set_symbol(sm, addr, look, sec, res);
 	/* Padding is none of the function's code: its frame is not named so. */
 	name = res->symbol && !res->past_end ? res->symbol : NULL;
 	if (!sm->built && functab_build(sm) < 0)
-		return -ENOMEM;
+		return no_tables(sm, err);
 	fn = functab_find(sm, look);
 	if (!fn) {
 		/*
@@ -435,17 +458,27 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		res->nframes = name || res->frames[0].file ? 1 : 0;
 		return 0;
 	}
-	return functab_frames(sm, fn, look, res);
+	return functab_frames(sm, fn, look, res) < 0 ? no_tables(sm, err) : 0;
 }
 
 int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
-			 const char *name, uint64_t *addr_ret)
+			 const char *name, uint64_t *addr_ret,
+			 struct ms_err *err)
 {
-	for (size_t i = 0; i < s->nmods; i++)
-		if (ms_modname_eq(s->mods[i]->l->mod->name, module)) {
-			if (s->mods[i]->ix_want)
-				make_index(s, s->mods[i]);
-			return symtab_lookup(s->mods[i], name, addr_ret);
-		}
-	return -ENOENT;
+	struct smod *sm = NULL;
+	int r;
+
+	for (size_t i = 0; !sm && i < s->nmods; i++)
+		if (ms_modname_eq(s->mods[i]->l->mod->name, module))
+			sm = s->mods[i];
+	if (!sm)
+		return ms_err_set(err, ENOENT, "module %s not added",
+				  MS_ESC(module));
+	if (sm->ix_want)
+		make_index(s, sm);
+	r = symtab_lookup(sm, name, addr_ret);
+	if (r == -ENOENT)
+		return ms_err_set(err, ENOENT, "%s: no symbol %s",
+				  sm->l->mod->name, MS_ESC(name));
+	return r < 0 ? no_tables(sm, err) : 0;
 }

@@ -59,24 +59,35 @@ bool ms_symbolizer_has(const struct ms_symbolizer *s, const char *module);
 void ms_symbolizer_set_core(struct ms_symbolizer *s, const struct ms_map *map);
 void ms_symbolizer_free(struct ms_symbolizer *s);
 /*
- * Index files (one per build-id, under dir) for the modules added after:
- * a module with one is answered from it and its DWARF is never read; one
- * without gets one (made and written) the first time it is used, with
- * answers the same.
+ * Index files (one per build-id, under dir) for the modules added after
+ * (ixmake.c): a module with one is answered from it and its DWARF is
+ * never read; one without gets one (made and written) the first time it
+ * is used, with answers the same. dir NULL: none. 0, or -ENOMEM.
  */
-void ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir);
+int ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir,
+				struct ms_err *err);
 /*
  * 0 if every index made was written, else the first failure to make or
  * write one (once: the next call says 0).
  */
 int ms_symbolizer_index_error(struct ms_symbolizer *s, struct ms_err *err);
-/* -ENOENT if addr is in no module; strings live as long as s. */
+/*
+ * What addr is; strings live as long as s. -ENOENT if it is in no module
+ * nor (ms_symbolizer_set_core) the core kernel's symbols; -ENOMEM if a
+ * module's tables could not be built, res then saying what was found.
+ * err says which, a failure to make an index aside (kept for
+ * ms_symbolizer_index_error: the module is answered from its DWARF).
+ */
 int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
-		 struct ms_symres *res);
+		 struct ms_symres *res, struct ms_err *err);
 
-/* Name to runtime address, for "func+0x1a/0x60 [mod]"; -ENOENT if none. */
+/*
+ * Name to runtime address, for "func+0x1a/0x60 [mod]": -ENOENT if the
+ * module was not added or has no such symbol, -ENOMEM; err says which.
+ */
 int ms_symbolizer_lookup(struct ms_symbolizer *s, const char *module,
-			 const char *name, uint64_t *addr_ret);
+			 const char *name, uint64_t *addr_ret,
+			 struct ms_err *err);
 
 /* ---- frames in kernel log text (logparse.c) ---- */
 

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The index file: a header, then seven tables (sections, symbols, function
- * parts, their inline segments, the chains of inlined calls those name,
- * line rows' offsets and their answers, strings), each 8-byte aligned. The
- * header names the build-id and size of the file it came from and a
- * checksum of all of it; a reader checks all of it, and every count,
- * offset and reference in the tables, before it trusts one byte, since a
- * cache can be damaged, truncated or written by another version.
+ * The index file read (ixformat.h says its layout): a reader checks all
+ * of it, the checksum of the whole and every count, offset and reference
+ * in the tables, before it trusts one byte, since a cache can be damaged,
+ * truncated or written by another version. The writer is ixwrite.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,31 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symindex.h"
-
-#define IX_MAGIC "MSINDEX\n"
-#define IX_VERSION 3
-#define IX_ORDER 0x01020304u /* the writer's byte order: only ours is read */
-
-struct ix_header {
-	char magic[8];
-	uint32_t version, order;
-	uint64_t sum; /* file_sum of the whole file, with sum 0 */
-	uint64_t file_size;
-	uint64_t total;
-	char build_id[72]; /* hex, NUL-padded */
-	struct {
-		uint64_t off, count;
-	} t[IX_NTABLES];
-};
-
-static const size_t entry_size[IX_NTABLES] = {
-	[IX_SECS] = sizeof(struct ix_sec),   [IX_SYMS] = sizeof(struct ix_sym),
-	[IX_FNS] = sizeof(struct ix_fn),     [IX_SEGS] = sizeof(struct ix_seg),
-	[IX_FRAMES] = sizeof(struct ix_frame), [IX_LINE_OFFS] = sizeof(uint32_t),
-	[IX_LINES] = sizeof(struct ix_line),
-	[IX_STRS] = 1,
-};
+#include "ixformat.h"
 
 /*
  * A checksum of the file as written (its sum field 0), to refuse an
@@ -54,7 +27,7 @@ static uint64_t mix(uint64_t sum, uint64_t w)
 	return sum ^ (sum >> 29);
 }
 
-static uint64_t file_sum(const void *buf, size_t len, const struct ix_header *h)
+uint64_t ix_file_sum(const void *buf, size_t len, const struct ix_header *h)
 {
 	const unsigned char *p = buf;
 	struct ix_header z = *h;
@@ -78,341 +51,6 @@ static uint64_t file_sum(const void *buf, size_t len, const struct ix_header *h)
 	}
 	return mix(mix(mix(l[0], l[1]), l[2]), l[3]);
 }
-
-/* ---- writing ---- */
-
-struct vec {
-	void *p;
-	size_t n, cap;
-};
-
-struct ixw {
-	struct vec t[IX_NTABLES];
-	uint32_t *hash; /* open addressing: string offset + 1, 0 empty */
-	size_t hcap, hn;
-	uint64_t *chains; /* likewise: first << 16 | n, + 1 */
-	size_t ccap, cn;
-	struct ix_row last; /* the last line row, for the order */
-	bool failed;
-};
-
-static int vec_push(struct vec *v, const void *e, size_t size)
-{
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 64;
-		void *p = realloc(v->p, cap * size);
-
-		if (!p)
-			return -ENOMEM;
-		ms_prefault((char *)p + v->cap * size, (cap - v->cap) * size);
-		v->p = p;
-		v->cap = cap;
-	}
-	memcpy((char *)v->p + v->n * size, e, size);
-	v->n++;
-	return 0;
-}
-
-struct ixw *ixw_new(void)
-{
-	return calloc(1, sizeof(struct ixw));
-}
-
-void ixw_free(struct ixw *w)
-{
-	if (!w)
-		return;
-	for (int i = 0; i < IX_NTABLES; i++)
-		free(w->t[i].p);
-	free(w->hash);
-	free(w->chains);
-	free(w);
-}
-
-static uint32_t str_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static int grow_hash(struct ixw *w)
-{
-	size_t cap = w->hcap ? 2 * w->hcap : 4096;
-	uint32_t *h = calloc(cap, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	for (size_t i = 0; i < w->hcap; i++) {
-		size_t j;
-
-		if (!w->hash[i])
-			continue;
-		j = str_hash((char *)w->t[IX_STRS].p + w->hash[i] - 1) &
-		    (cap - 1);
-		while (h[j])
-			j = (j + 1) & (cap - 1);
-		h[j] = w->hash[i];
-	}
-	free(w->hash);
-	w->hash = h;
-	w->hcap = cap;
-	return 0;
-}
-
-uint32_t ixw_str(struct ixw *w, const char *s)
-{
-	struct vec *v = &w->t[IX_STRS];
-	size_t len = strlen(s) + 1, j;
-
-	if (w->failed)
-		return 0;
-	if ((w->hn + 1) * 2 > w->hcap && grow_hash(w) < 0)
-		goto fail;
-	for (j = str_hash(s) & (w->hcap - 1); w->hash[j];
-	     j = (j + 1) & (w->hcap - 1))
-		if (!strcmp((char *)v->p + w->hash[j] - 1, s))
-			return w->hash[j] - 1;
-	if (v->n + len >= IX_NONE - 1)
-		goto fail;
-	while (v->n + len > v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 65536;
-		void *p = realloc(v->p, cap);
-
-		if (!p)
-			goto fail;
-		ms_prefault((char *)p + v->cap, cap - v->cap);
-		v->p = p;
-		v->cap = cap;
-	}
-	memcpy((char *)v->p + v->n, s, len);
-	w->hash[j] = (uint32_t)v->n + 1;
-	w->hn++;
-	v->n += len;
-	return (uint32_t)(v->n - len);
-fail:
-	w->failed = true;
-	return 0;
-}
-
-static int push(struct ixw *w, enum ix_table t, const void *e)
-{
-	if (!w->failed && vec_push(&w->t[t], e, entry_size[t]) < 0)
-		w->failed = true;
-	return w->failed ? -ENOMEM : 0;
-}
-
-int ixw_sec(struct ixw *w, const char *name, uint64_t size)
-{
-	struct ix_sec s = { .name = ixw_str(w, name), .size = size };
-
-	return push(w, IX_SECS, &s);
-}
-
-int ixw_sym(struct ixw *w, const struct ix_sym *y)
-{
-	return push(w, IX_SYMS, y);
-}
-
-int ixw_fn(struct ixw *w, const struct ix_fn *f)
-{
-	return push(w, IX_FNS, f);
-}
-
-int ixw_line(struct ixw *w, const struct ix_row *l)
-{
-	struct ix_sec *secs = w->t[IX_SECS].p;
-	struct ix_line x = { .file = l->file, .line = l->line, .col = l->col };
-	size_t n = w->t[IX_LINES].n;
-
-	if (n && (l->sec < w->last.sec ||
-		  (l->sec == w->last.sec && l->off <= w->last.off)))
-		return -EINVAL;
-	if (l->sec >= w->t[IX_SECS].n || (l->found && l->line == IX_NO_LINE))
-		return -ERANGE;
-	if (!l->found)
-		x = (struct ix_line){ .file = IX_NONE, .line = IX_NO_LINE };
-	/* The sections after the last row's, up to this one, start here. */
-	for (size_t s = n ? w->last.sec + 1u : 0; s <= l->sec; s++)
-		secs[s].first_line = (uint32_t)n;
-	w->last = *l;
-	if (push(w, IX_LINE_OFFS, &l->off) < 0)
-		return -ENOMEM;
-	return push(w, IX_LINES, &x);
-}
-
-int ixw_seg(struct ixw *w, const struct ix_seg *g)
-{
-	return push(w, IX_SEGS, g);
-}
-
-size_t ixw_nseg(const struct ixw *w)
-{
-	return w->t[IX_SEGS].n;
-}
-
-static uint32_t chain_hash(const struct ix_frame *v, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)v;
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n * sizeof(*v); i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
-static int grow_chains(struct ixw *w)
-{
-	size_t cap = w->ccap ? 2 * w->ccap : 4096;
-	uint64_t *c = calloc(cap, sizeof(*c));
-	const struct ix_frame *fr = w->t[IX_FRAMES].p;
-
-	if (!c)
-		return -ENOMEM;
-	for (size_t i = 0; i < w->ccap; i++) {
-		uint64_t e = w->chains[i];
-		size_t j;
-
-		if (!e)
-			continue;
-		j = chain_hash(fr + ((e - 1) >> 16), (e - 1) & 0xffff) &
-		    (cap - 1);
-		while (c[j])
-			j = (j + 1) & (cap - 1);
-		c[j] = e;
-	}
-	free(w->chains);
-	w->chains = c;
-	w->ccap = cap;
-	return 0;
-}
-
-int ixw_frames(struct ixw *w, const struct ix_frame *v, size_t n,
-	       uint32_t *first)
-{
-	struct vec *f = &w->t[IX_FRAMES];
-	size_t j;
-
-	*first = 0;
-	if (n == 0 || w->failed)
-		return w->failed ? -ENOMEM : 0;
-	if (n > 0xffff || f->n + n >= UINT32_MAX ||
-	    ((w->cn + 1) * 2 > w->ccap && grow_chains(w) < 0)) {
-		w->failed = true;
-		return -ENOMEM;
-	}
-	for (j = chain_hash(v, n) & (w->ccap - 1); w->chains[j];
-	     j = (j + 1) & (w->ccap - 1)) {
-		uint64_t e = w->chains[j] - 1;
-
-		if ((e & 0xffff) == n &&
-		    !memcmp((const struct ix_frame *)f->p + (e >> 16), v,
-			    n * sizeof(*v))) {
-			*first = (uint32_t)(e >> 16);
-			return 0;
-		}
-	}
-	*first = (uint32_t)f->n;
-	for (size_t k = 0; k < n; k++)
-		if (push(w, IX_FRAMES, &v[k]) < 0)
-			return -ENOMEM;
-	w->chains[j] = ((uint64_t)*first << 16 | n) + 1;
-	w->cn++;
-	return 0;
-}
-
-static size_t align8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
-static int write_all(int fd, const void *p, size_t len)
-{
-	const char *c = p;
-
-	while (len > 0) {
-		ssize_t n = write(fd, c, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		c += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int ixw_image(struct ixw *w, const char *build_id, uint64_t file_size,
-	      void **buf_ret, size_t *len_ret, struct ms_err *err)
-{
-	struct ix_header h = { .version = IX_VERSION, .order = IX_ORDER };
-	size_t at = sizeof(h);
-	char *buf;
-
-	if (w->failed)
-		return ms_err_errno(err, ENOMEM, "index");
-	if (strlen(build_id) >= sizeof(h.build_id))
-		return ms_err_set(err, EINVAL, "index: build-id too long");
-	/* The sections after the last row's have none. */
-	for (size_t s = w->t[IX_LINES].n ? w->last.sec + 1u : 0;
-	     s < w->t[IX_SECS].n; s++)
-		((struct ix_sec *)w->t[IX_SECS].p)[s].first_line =
-			(uint32_t)w->t[IX_LINES].n;
-	memcpy(h.magic, IX_MAGIC, sizeof(h.magic));
-	memcpy(h.build_id, build_id, strlen(build_id) + 1);
-	h.file_size = file_size;
-	for (int i = 0; i < IX_NTABLES; i++) {
-		h.t[i].off = at;
-		h.t[i].count = w->t[i].n;
-		at = align8(at + w->t[i].n * entry_size[i]);
-	}
-	h.total = at;
-	buf = malloc(at);
-	if (!buf)
-		return ms_err_errno(err, ENOMEM, "index");
-	ms_prefault(buf, at);
-	memset(buf, 0, at);
-	for (int i = 0; i < IX_NTABLES; i++)
-		if (w->t[i].n)
-			memcpy(buf + h.t[i].off, w->t[i].p,
-			       w->t[i].n * entry_size[i]);
-	h.sum = file_sum(buf, at, &h);
-	memcpy(buf, &h, sizeof(h));
-	*buf_ret = buf;
-	*len_ret = at;
-	return 0;
-}
-
-int ix_write(const char *path, const void *buf, size_t len,
-	     struct ms_err *err)
-{
-	char *tmp = NULL;
-	int fd, r = 0;
-
-	/* Another run may write the same index: each renames its own. */
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
-		return ms_err_errno(err, ENOMEM, "index %s", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		r = -errno;
-	if (!r)
-		r = write_all(fd, buf, len);
-	if (!r && fchmod(fd, 0644) < 0)
-		r = -errno;
-	if (fd >= 0 && close(fd) < 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r && fd >= 0)
-		unlink(tmp);
-	free(tmp);
-	return r ? ms_err_errno(err, -r, "cannot write index %s", path) : 0;
-}
-
-/* ---- reading ---- */
 
 static int bad(struct ms_err *err, const char *why)
 {
@@ -526,7 +164,7 @@ int ix_check(const void *buf, size_t len, const char *build_id,
 		return ms_err_set(err, EINVAL,
 				  "index of another file (build-id %.72s)",
 				  h.build_id);
-	if (build_id && file_sum(buf, len, &h) != h.sum)
+	if (build_id && ix_file_sum(buf, len, &h) != h.sum)
 		return bad(err, "checksum");
 	for (int i = 0; i < IX_NTABLES; i++) {
 		uint64_t off = h.t[i].off, n = h.t[i].count;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The index of a module file (symindex.c): what symbolization needs of
+ * The index of a module file (ixformat.h): what symbolization needs of
  * its ELF symbols, DWARF functions, inlined calls and line table, in
  * section-relative offsets, so that any layout of the module reads it.
  * Written once per build-id into the cache, mapped by later runs, which
@@ -88,7 +88,7 @@ enum ix_table {
 	IX_NTABLES
 };
 
-/* ---- writing ---- */
+/* ---- writing (ixwrite.c) ---- */
 
 struct ixw;
 
@@ -117,7 +117,7 @@ int ixw_image(struct ixw *w, const char *build_id, uint64_t file_size,
 int ix_write(const char *path, const void *buf, size_t len,
 	     struct ms_err *err);
 
-/* ---- reading ---- */
+/* ---- reading (symindex.c) ---- */
 
 struct ix {
 	void *map;

@@ -18,18 +18,6 @@
 
 #include "symbolize-int.h"
 
-uint64_t *sorted_keys(const void *base, size_t *n, size_t size, size_t key_off)
-{
-	uint64_t *k = malloc((*n + 1) * sizeof(*k));
-
-	if (!k)
-		*n = 0;
-	for (size_t i = 0; k && i < *n; i++)
-		memcpy(&k[i], (const char *)base + i * size + key_off,
-		       sizeof(*k));
-	return k;
-}
-
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
