@@ -222,25 +222,31 @@ char *ms_notes_build_id(const void *notes, size_t n)
 int ms_module_add_section(struct ms_module *m, const char *name,
 			  uint64_t addr, struct ms_err *err)
 {
-	char *s;
+	struct ms_section *sec;
 
-	if (ms_grow(&m->sections, m->nsections, sizeof(*m->sections), 16) ||
-	    !(s = strdup(name)))
+	if (ms_grow(&m->sections, m->nsections, sizeof(*m->sections), 16))
 		return ms_err_errno(err, ENOMEM, "sections of %s", m->name);
-	m->sections[m->nsections++] = (struct ms_section){ s, addr };
+	sec = &m->sections[m->nsections];
+	if (!(sec->name = strdup(name)))
+		return ms_err_errno(err, ENOMEM, "sections of %s", m->name);
+	sec->addr = addr;
+	m->nsections++;
 	return 0;
 }
 
 int ms_module_add_ksym(struct ms_module *m, const char *name, uint64_t addr,
 		       char type, struct ms_err *err)
 {
-	char *s;
+	struct ms_ksym *k;
 
-	if (ms_grow(&m->ksyms, m->nksyms, sizeof(*m->ksyms), 16) ||
-	    !(s = strdup(name)))
+	if (ms_grow(&m->ksyms, m->nksyms, sizeof(*m->ksyms), 16))
 		return ms_err_errno(err, ENOMEM, "kallsyms lines of %s",
 				    m->name);
-	m->ksyms[m->nksyms++] = (struct ms_ksym){ .name = s, .addr = addr,
-						  .type = type };
+	k = &m->ksyms[m->nksyms];
+	*k = (struct ms_ksym){ .addr = addr, .type = type };
+	if (!(k->name = strdup(name)))
+		return ms_err_errno(err, ENOMEM, "kallsyms lines of %s",
+				    m->name);
+	m->nksyms++;
 	return 0;
 }
