@@ -179,20 +179,15 @@ static void header(FILE *out, const struct ms_layout *l)
 		"per-cpu base from kallsyms: &var is the per-cpu pointer; CPU n's copy is at &var + __per_cpu_offset[n]");
 }
 
-int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err)
+/* .text first and positional (gdb before 9 requires it), -s for the rest. */
+static void gdb_lines(FILE *out, const struct ms_layout *l, const char *path)
 {
 	const struct ms_lsec *text = NULL;
-	char *path;
-	int r = check_names(l, err);
 
-	if (r || (r = ms_quote_gdb(ms_layout_debugger_path(l), &path, err)))
-		return r;
-	header(out, l);
 	for (size_t i = 0; i < l->nsecs; i++)
 		if (!strcmp(l->secs[i].name, ".text") &&
 		    l->secs[i].place == MS_PLACE_LOADED)
 			text = &l->secs[i];
-	/* .text goes first and positional: gdb before 9 requires it. */
 	fprintf(out, "add-symbol-file %s", path);
 	if (text)
 		fprintf(out, " 0x%" PRIx64, text->addr);
@@ -201,18 +196,10 @@ int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err)
 			fprintf(out, " -s %s 0x%" PRIx64, l->secs[i].name,
 				l->secs[i].addr);
 	fputc('\n', out);
-	free(path);
-	return ferror(out) ? ms_err_errno(err, EIO, "output") : 0;
 }
 
-int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err)
+static void lldb_lines(FILE *out, const struct ms_layout *l, const char *path)
 {
-	char *path;
-	int r = check_names(l, err);
-
-	if (r || (r = ms_quote_lldb(ms_layout_lldb_path(l), &path, err)))
-		return r;
-	header(out, l);
 	if (ms_layout_dwarf_hidden(l))
 		fprintf(out,
 			"# lldb gets a copy without the DWARF (symbols only): lldb 14 does not apply i386 relocations (R_386_32) to it; gdb reads it right\n");
@@ -225,8 +212,40 @@ int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err)
 			fprintf(out, " %s 0x%" PRIx64, l->secs[i].name,
 				l->secs[i].addr);
 	fputc('\n', out);
+}
+
+/*
+ * One module's commands for either debugger: its names checked, the file
+ * the debugger reads quoted for it, the comments, then its lines.
+ */
+static int emit_module(FILE *out, const struct ms_layout *l, bool lldb,
+		       struct ms_err *err)
+{
+	char *path;
+	int r = check_names(l, err);
+
+	if (!r)
+		r = lldb ? ms_quote_lldb(ms_layout_lldb_path(l), &path, err) :
+			   ms_quote_gdb(ms_layout_debugger_path(l), &path, err);
+	if (r)
+		return r;
+	header(out, l);
+	if (lldb)
+		lldb_lines(out, l, path);
+	else
+		gdb_lines(out, l, path);
 	free(path);
 	return ferror(out) ? ms_err_errno(err, EIO, "output") : 0;
+}
+
+int ms_emit_gdb(FILE *out, const struct ms_layout *l, struct ms_err *err)
+{
+	return emit_module(out, l, false, err);
+}
+
+int ms_emit_lldb(FILE *out, const struct ms_layout *l, struct ms_err *err)
+{
+	return emit_module(out, l, true, err);
 }
 
 /*
