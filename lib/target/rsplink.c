@@ -308,15 +308,19 @@ int remote_transact(struct remote *s, const char *req, unsigned int wait_ms,
 			if (r == 1)
 				return 0;
 			break;
-		case -ETIMEDOUT:
-			err->code = ETIMEDOUT;
-			err->kind = MS_E_IO;
-			snprintf(err->msg, sizeof(err->msg),
-				 "no reply from %s within %s to %s", s->origin,
-				 remote_fmt_ms(wait_ms, t, sizeof(t)),
-				 req_name(req));
+		case -ETIMEDOUT: {
+			char since[32];
+
+			ms_err_kind(err, MS_E_IO, ETIMEDOUT,
+				    "%s stopped answering: no reply within %s to %s (%s into the session)",
+				    s->origin,
+				    remote_fmt_ms(wait_ms, t, sizeof(t)),
+				    req_name(req),
+				    remote_fmt_ms(remote_now_ms() - s->start_ms,
+						  since, sizeof(since)));
 			s->broken = !(flags & T_SOFT);
 			return -ETIMEDOUT;
+		}
 		default:
 			break; /* an error, message set */
 		}

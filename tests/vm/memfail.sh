@@ -19,7 +19,7 @@
 #     --kernel-image) equals the guest's capture, and its time T is
 #     measured; then the same with QEMU stopped (SIGSTOP) before it starts
 #     (the first request times out) and at T/3: exit 3 within --timeout
-#     plus a margin, "no reply from remote ... within 2 s" or "does not
+#     plus a margin, "remote ... stopped answering: no reply within 2 s" or "does not
 #     stop", no output file; QEMU continued after each.
 #  3. QEMU killed (SIGKILL) at T/3 of a capture without an image: exit 3,
 #     "closed the connection (the target went away, ...)" (or the write
@@ -164,7 +164,7 @@ T_IMG=$SECS
 # Stopped at a third of a whole capture's time (at least 0.2 s).
 third() { awk -v t="$1" 'BEGIN { t /= 3; printf "%.2f", t < 0.2 ? 0.2 : t }'; }
 R="remote 127\\.0\\.0\\.1:$VM_GDB_PORT"
-STOPPED_RE="(no reply from $R within $TIMEOUT s to |$R does not stop: no stop reply within)"
+STOPPED_RE="($R stopped answering: no reply within $TIMEOUT s to |$R does not stop: no stop reply within)"
 stop_qemu() {
 	sleep "$1"
 	kill -STOP "$VM_QEMU_PID"
