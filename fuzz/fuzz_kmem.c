@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target: the module walk over kernel memory (lib/kmem.c via
+ * libFuzzer target: the module walk over kernel memory (lib/kernel/kmem.c via
  * kern_fill_map). The input is the fake kernel's arena, mapped at FK_BASE
  * where `modules` is (tests/tools/fakekern.h), walked with the 6.1 BTF
  * and with the 6.14 one; init_uts_ns is fixed. Seeds: the arenas of

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target: the kallsyms table finder (lib/ksymtab.c) on hostile
+ * libFuzzer target: the kallsyms table finder (lib/kernel/ksymtab.c) on hostile
  * memory. The first byte picks the target (bit 0: 32-bit, bit 1: big
  * endian), the rest is the blob, at a fixed kernel address. A table that
  * is found must hold what the finder promises: at least 257 symbols,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target: the GDB remote protocol's packet layer (lib/rsp.c),
+ * libFuzzer target: the GDB remote protocol's packet layer (lib/target/rsp.c),
  * what a stub's bytes go through. The input is fed to the receiver in
  * pieces (the first byte picks their size, as reads split a stream);
  * every packet is run-length expanded, classified, and parsed as a

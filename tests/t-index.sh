@@ -152,7 +152,7 @@ damage() { # DESC PYTHON-ON-d
 	python3 -c "
 import sys, struct
 def fix_sum(d):
-    # lib/symindex.c file_sum, over the file with its sum (offset 16) 0
+    # lib/symbolize/symindex.c file_sum, over the file with its sum (offset 16) 0
     struct.pack_into('<Q', d, 16, 0)
     M = (1 << 64) - 1
     def mix(s, w):

@@ -1,6 +1,6 @@
 #!/bin/bash
-# t-kimage.sh - kernel images (lib/kimage.c, kunpack.c) and kallsyms tables
-# (lib/ksymtab.c), through tests/tools/kimage-dump:
+# t-kimage.sh - kernel images (lib/kernel/kimage.c, kunpack.c) and kallsyms tables
+# (lib/kernel/ksymtab.c), through tests/tools/kimage-dump:
 #  - synthetic tables in every layout scripts/kallsyms has had
 #    (tests/ksymgen.py), 64/32-bit, little/big endian;
 #  - the host's Debian kernel, /boot/vmlinuz-RELEASE: the build-id against

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The module walk over kernel memory (lib/kmem.c through kern_fill_map) on
+# The module walk over kernel memory (lib/kernel/kmem.c through kern_fill_map) on
 # a fake kernel: tests/tools/kmemwalk.c builds BTF and memory
 # (tests/tools/fakekern.h) with Debian 6.1's struct offsets, or 6.14's
 # section attributes, and prints the map as a capture.  The whole map is

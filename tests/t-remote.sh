@@ -1,5 +1,5 @@
 #!/bin/bash
-# The GDB remote memory source (lib/gdbremote.c, lib/rsp.c) against a fake
+# The GDB remote memory source (lib/target/gdbremote.c, lib/target/rsp.c) against a fake
 # stub (tests/fake-stub.py) serving a memory image: every read through the
 # stub must print what the same read of the image prints (memread
 # --memimg). Covers ack and no-ack modes, small packet sizes (request
@@ -180,7 +180,7 @@ check_grep "ack mode: the client sent '-' and got the reply again" '^> -$' "$LOG
 check_gone "bad checksums (ack): the stub exits"
 
 # Every 4th: not the 3rd, the OK to QStartNoAckMode, after which the stub
-# has switched and ignores '-' (see transact() in lib/gdbremote.c).
+# has switched and ignores '-' (see transact() in lib/target/gdbremote.c).
 stub badnoack --bad-checksum-every 4
 mr --remote ":$PORT" --pc "${READS[@]}"
 check_read "no-ack mode, every 4th reply corrupted: the request is repeated"

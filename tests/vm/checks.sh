@@ -89,7 +89,7 @@ GDB
 # vm_debugger_copy FILE [lldb]: "COPY BUILD-ID" for the module file FILE.
 # COPY is the name (<sha256>.ko) of the copy modsect writes into its
 # cache for gdb (with lldb: for lldb) to read instead of FILE
-# (lib/modcopy.c): FILE decompressed, with sh_addr 0 in every section
+# (lib/module/modcopy.c): FILE decompressed, with sh_addr 0 in every section
 # header (Linux 6.10's module.lds gives .data and others an address, which
 # gdb 13 misapplies), and for lldb an i386 file's .debug_* and
 # .rel.debug_* sections named .Debug_* (lldb 14 misapplies their REL

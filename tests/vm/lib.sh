@@ -337,7 +337,7 @@ vm_build_initramfs() {
 
 # vm_add_dynamic ROOT BINARY DEST: copy a dynamic executable and every
 # shared library it needs (from ldd) into ROOT. modsect dlopen()s libkmod
-# when it first looks a module up by name (lib/finder.c), which ldd does
+# when it first looks a module up by name (lib/module/finder.c), which ldd does
 # not see: it and its own libraries go too.
 vm_add_dynamic() {
 	local root=$1 bin=$2 dest=$3 lib kmod

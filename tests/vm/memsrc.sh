@@ -10,7 +10,7 @@
 # device the kernel's VMCOREINFO, so dumps carry it.
 #
 #  1. vmcore: QMP dump-guest-memory to an ELF vmcore and to kdump-zlib
-#     (vm_dump).  Through the test helper memread (lib/vmcore.c): VMCOREINFO
+#     (vm_dump).  Through the test helper memread (lib/target/vmcore.c): VMCOREINFO
 #     has the guest's OSRELEASE and a KERNELOFFSET; linux_banner at its
 #     kallsyms address is the guest's "Linux version" line; every module's
 #     .text reads, the same bytes from both dumps; unmapped and user-space
@@ -105,7 +105,7 @@ REMOTE=127.0.0.1:$VM_GDB_PORT
 # A kernel without BTF (Debian's 686-pae: no CONFIG_DEBUG_INFO_BTF): modsect
 # cannot read struct module from its memory and must say so; and
 # libkdumpfile 0.5.1 cannot translate a PAE ia32 dump (it reads the page
-# tables through the addresses they translate), which lib/vmcore.c must
+# tables through the addresses they translate), which lib/target/vmcore.c must
 # name.  Nothing else here applies to it.
 if ! vm_kconfig DEBUG_INFO_BTF; then
 	expect_refused nobtf "capture --remote of a kernel without BTF refused, naming BTF" 'BTF' -- \
@@ -124,12 +124,12 @@ if ! vm_kconfig DEBUG_INFO_BTF; then
 		not_ok "the guest does not answer after the remote capture"
 		vm_resume
 	fi
-	ok "vmcores through lib/vmcore.c, captures from memory, gdb --all --remote, bench (skipped on $VM_PROFILE: no CONFIG_DEBUG_INFO_BTF, which modsect needs for struct module$([ "$VM_ARCH" != i686 ] || echo ", and no translation of its PAE dumps"))"
+	ok "vmcores through lib/target/vmcore.c, captures from memory, gdb --all --remote, bench (skipped on $VM_PROFILE: no CONFIG_DEBUG_INFO_BTF, which modsect needs for struct module$([ "$VM_ARCH" != i686 ] || echo ", and no translation of its PAE dumps"))"
 	summary
 	exit
 fi
 
-# --- 1. vmcores through lib/vmcore.c ----------------------------------------------
+# --- 1. vmcores through lib/target/vmcore.c ----------------------------------------------
 t0=$(date +%s)
 vm_dump "$W/core.elf" elf
 t1=$(date +%s)
@@ -156,7 +156,7 @@ hex2str() { awk '{ print $2 }' | python3 -c 'import sys; sys.stdout.write(bytes.
 
 # QEMU 7.2 writes an arm64 guest's kdump in 64 KiB blocks of a kernel
 # with 4 KiB pages, which libkdumpfile 0.5.1 cannot read: modsect must
-# refuse it, saying why and what to do (lib/vmcore.c).
+# refuse it, saying why and what to do (lib/target/vmcore.c).
 FMTS="elf kdump"
 KDUMP_OK=1
 if [ "$VM_ARCH" = aarch64 ]; then
