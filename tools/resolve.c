@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "emit/answer.h"
 
 /* Hex digits in [s, end) into *v, at most 16; returns their end (s if none). */
 static const char *hex64(const char *s, const char *end, uint64_t *v,

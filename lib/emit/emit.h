@@ -119,4 +119,7 @@ void ms_decoder_free(struct ms_decoder *d);
 const char *ms_decode_text(const struct ms_line *ln, char **scratch,
 			   size_t *cap);
 
+/* resolve's answers, written inline for speed (answer.c). */
+#include "emit/answer.h"
+
 #endif

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Module files: finding them (finder.c), reading them (modfile.c), what
- * the debuggers read (modcopy.c), joining a file to the map with every
- * check (layout.c), its debug info (debuginfo.c), and laying out the
- * modules a report names that the map lacks (place.c).
+ * Module files: what the debuggers read (modcopy.c), reading them
+ * (modfile.c), finding them by name (finder.c) and by build-id
+ * (fbuildid.c), joining a file to the map with every check (layout.c),
+ * its debug info (debuginfo.c), laying out the modules a report names
+ * that the map lacks (place.c), and all of it for one module
+ * (resolve.c). Each file uses only those before it in this list.
  */
 #ifndef MODSECT_MODULE_H
 #define MODSECT_MODULE_H
 
 #include "map/map.h"
 
-/* ---- module files (modfile.c, decompress.c, cache.c) ---- */
+/* ---- module files (modfile.c, modcopy.c, finder.c, fbuildid.c) ---- */
 
 struct ms_modfile;
 
