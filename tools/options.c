@@ -25,12 +25,12 @@ enum opt_kind {
 
 struct optdef {
 	struct option lo;
-	unsigned int flag;
 	const char *arg, *help;
-	enum opt_kind kind;
-	size_t off, noff;
-	unsigned int min, max, scale;
 	const char *bad; /* the usage error for a bad value ('%s' the value) */
+	size_t off, noff;
+	unsigned int flag;
+	enum opt_kind kind;
+	unsigned int min, max, scale;
 };
 
 #define OFF(field) offsetof(struct opts, field)
