@@ -75,28 +75,26 @@ static int skip(struct search *s, const char *path, const char *reason)
  * a file that was itself checked, else srcversion.
  */
 static int check(struct search *s, const struct ms_modfile *f,
-		 enum ms_verify *ret, char *why, size_t whylen)
+		 enum ms_verify *ret, struct ms_err *why)
 {
 	const char *bid = ms_modfile_build_id(f);
 
-	if (!ms_modfile_has_dwarf(f)) {
-		snprintf(why, whylen, "no DWARF (.debug_info)");
-		return -ENODATA;
-	}
+	if (!ms_modfile_has_dwarf(f))
+		return ms_err_kind(why, MS_E_REFUSED, ENODATA,
+				   "no DWARF (.debug_info)");
 	if (s->want_bid && s->mod->build_id)
-		return ms_verify_file(s->mod, f, ret, why, whylen);
+		return ms_verify_file(s->mod, f, ret, why);
 	if (s->want_bid) {
-		if (!bid || strcmp(bid, s->want_bid)) {
-			snprintf(why, whylen,
-				 "build-id %s, but module file %s has %s",
-				 bid ? bid : "(none)",
-				 ms_modfile_path(s->modfile), s->want_bid);
-			return -EBADMSG;
-		}
+		if (!bid || strcmp(bid, s->want_bid))
+			return ms_err_kind(
+				why, MS_E_REFUSED, EBADMSG,
+				"build-id %s, but module file %s has %s",
+				bid ? bid : "(none)",
+				ms_modfile_path(s->modfile), s->want_bid);
 		*ret = s->chain;
 		return 0;
 	}
-	return ms_verify_file(s->mod, f, ret, why, whylen);
+	return ms_verify_file(s->mod, f, ret, why);
 }
 
 /* 1: taken, 0: not there or skipped, <0: error. */
@@ -104,19 +102,18 @@ static int try_path(struct search *s, const char *path, enum ms_dsource src)
 {
 	struct ms_modfile *f;
 	struct ms_err ferr = { 0 };
-	enum ms_verify v;
+	enum ms_verify v = MS_UNVERIFIED;
 	struct stat st;
-	char why[600];
 	int r;
 
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
 	if (ms_modfile_open(s->ctx, path, &f, &ferr) < 0)
 		return skip(s, path, ferr.msg);
-	r = check(s, f, &v, why, sizeof(why));
+	r = check(s, f, &v, &ferr);
 	if (r) {
 		ms_modfile_free(f);
-		return skip(s, path, why);
+		return skip(s, path, ferr.msg);
 	}
 	s->d->file = f;
 	s->d->owned = true;
@@ -209,8 +206,8 @@ static int find(struct search *s, const char *moddir, const char *release,
 
 	if (debug_file) {
 		struct ms_modfile *f;
-		enum ms_verify v;
-		char why[600];
+		struct ms_err why = { 0 };
+		enum ms_verify v = MS_UNVERIFIED;
 
 		r = ms_modfile_open(ctx, debug_file, &f, s->err);
 		if (r) {
@@ -220,13 +217,13 @@ static int find(struct search *s, const char *moddir, const char *release,
 			r = -EINVAL; /* not the -ENOENT of "none found" */
 			goto out;
 		}
-		if (check(s, f, &v, why, sizeof(why))) {
+		if (check(s, f, &v, &why)) {
 			if (!(flags & MS_DEBUG_FORCE)) {
 				ms_modfile_free(f);
-				r = ms_err_set(
-					s->err, EBADMSG,
+				r = ms_err_kind(
+					s->err, MS_E_REFUSED, EBADMSG,
 					"--debug-file %s: %s; give the right file, or --force",
-					debug_file, why);
+					debug_file, why.msg);
 				goto out;
 			}
 			v = MS_FORCED;
@@ -244,14 +241,13 @@ static int find(struct search *s, const char *moddir, const char *release,
 	if (r == 0)
 		r = try_dir(s, sysdir, rel, release, MS_DS_SYSTEM);
 	if (r == 0 && s->modfile && ms_modfile_has_dwarf(s->modfile)) {
-		char why[600];
+		struct ms_err why = { 0 };
 
 		s->d->file = (struct ms_modfile *)s->modfile;
 		s->d->owned = false;
 		s->d->source = MS_DS_MODULE;
 		/* The layout refuses a mismatch unless --force. */
-		if (ms_verify_file(s->mod, s->modfile, &s->d->verify, why,
-				   sizeof(why)))
+		if (ms_verify_file(s->mod, s->modfile, &s->d->verify, &why))
 			s->d->verify = MS_FORCED;
 		r = 1;
 	}
@@ -275,7 +271,7 @@ int ms_debuginfo_find(struct ms_finder *fi, const struct ms_module *mod,
 			    .mod = mod,
 			    .modfile = modfile,
 			    .err = err };
-	char why[600];
+	struct ms_err why = { 0 }; /* a mismatch the layout says itself */
 	int r;
 
 	s.d = calloc(1, sizeof(*s.d));
@@ -287,10 +283,10 @@ int ms_debuginfo_find(struct ms_finder *fi, const struct ms_module *mod,
 		s.chain = MS_VERIFIED_BUILD_ID;
 	} else if (modfile && ms_modfile_build_id(modfile)) {
 		s.want_bid = ms_modfile_build_id(modfile);
-		if (ms_verify_file(mod, modfile, &s.chain, why, sizeof(why)))
+		if (ms_verify_file(mod, modfile, &s.chain, &why))
 			s.chain = MS_FORCED;
 	} else if (modfile) {
-		if (ms_verify_file(mod, modfile, &s.chain, why, sizeof(why)))
+		if (ms_verify_file(mod, modfile, &s.chain, &why))
 			s.chain = MS_FORCED;
 	}
 	r = find(&s, moddir, release, debug_file, flags);

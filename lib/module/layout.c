@@ -112,46 +112,50 @@ void ms_layout_free(struct ms_layout *l)
 }
 
 int ms_verify_file(const struct ms_module *m, const struct ms_modfile *f,
-		   enum ms_verify *ret, char *why, size_t whylen)
+		   enum ms_verify *ret, struct ms_err *why)
 {
 	const char *path = ms_modfile_path(f);
 	const char *fbid = ms_modfile_build_id(f);
 	const char *fsrc = ms_modfile_srcversion(f);
 	const char *fname = ms_modfile_modname(f);
 
-	why[0] = '\0';
 	*ret = MS_UNVERIFIED;
 	if (fname && !ms_modname_eq(fname, m->name))
-		snprintf(why, whylen, "%s is module %s, not %s", path, fname,
-			 m->name);
-	else if (m->build_id && fbid && strcmp(m->build_id, fbid))
-		snprintf(
-			why, whylen,
+		return ms_err_kind(why, MS_E_REFUSED, EBADMSG,
+				   "%s is module %s, not %s", path, fname,
+				   m->name);
+	if (m->build_id && fbid && strcmp(m->build_id, fbid))
+		return ms_err_kind(
+			why, MS_E_REFUSED, EBADMSG,
 			"build-id of loaded module %s is %s but %s has %s: it is not the loaded build",
 			m->name, m->build_id, path, fbid);
-	else if (m->build_id && fbid)
+	if (m->build_id && fbid) {
 		*ret = MS_VERIFIED_BUILD_ID;
-	else if (m->srcversion && fsrc && strcmp(m->srcversion, fsrc))
-		snprintf(
-			why, whylen,
+		return 0;
+	}
+	if (m->srcversion && fsrc && strcmp(m->srcversion, fsrc))
+		return ms_err_kind(
+			why, MS_E_REFUSED, EBADMSG,
 			"srcversion of loaded module %s is %s but %s has %s: it is not the loaded build",
 			m->name, m->srcversion, path, fsrc);
-	else if (m->srcversion && fsrc)
+	if (m->srcversion && fsrc) {
 		*ret = MS_VERIFIED_SRCVERSION;
-	else if (m->build_id)
-		snprintf(
-			why, whylen,
+		return 0;
+	}
+	if (m->build_id)
+		return ms_err_kind(
+			why, MS_E_REFUSED, EBADMSG,
 			"loaded module %s has build-id %s but %s has none, and no srcversion to compare",
 			m->name, m->build_id, path);
-	return why[0] ? -EBADMSG : 0;
+	return 0;
 }
 
 static int verify(struct ms_layout *l, unsigned int flags, struct ms_err *err)
 {
 	const struct ms_module *m = l->mod;
-	char why[512];
+	struct ms_err why = { 0 };
 
-	if (!ms_verify_file(m, l->file, &l->verify, why, sizeof(why))) {
+	if (!ms_verify_file(m, l->file, &l->verify, &why)) {
 		if (l->verify == MS_UNVERIFIED)
 			l->note = strdup(
 				m->build_id || m->srcversion ?
@@ -160,10 +164,11 @@ static int verify(struct ms_layout *l, unsigned int flags, struct ms_err *err)
 		return 0;
 	}
 	if (!(flags & MS_LAYOUT_FORCE))
-		return ms_err_set(err, EBADMSG,
-				  "%s; give the right file, or --force", why);
+		return ms_err_kind(err, MS_E_REFUSED, EBADMSG,
+				   "%s; give the right file, or --force",
+				   why.msg);
 	l->verify = MS_FORCED;
-	l->note = strdup(why);
+	l->note = strdup(why.msg);
 	return 0;
 }
 

@@ -200,10 +200,11 @@ bool ms_section_is_init(const char *name);
 
 /*
  * Checks a file against the loaded module: build-id, else srcversion, and
- * the .modinfo name. On a mismatch returns -EBADMSG with why (for --force).
+ * the .modinfo name. On a mismatch returns -EBADMSG with why said (a
+ * refusal, which --force overrides).
  */
 int ms_verify_file(const struct ms_module *mod, const struct ms_modfile *f,
-		   enum ms_verify *ret, char *why, size_t whylen);
+		   enum ms_verify *ret, struct ms_err *why);
 
 /* ---- debug info (debuginfo.c) ---- */
 
