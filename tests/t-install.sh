@@ -196,6 +196,17 @@ check_grep "gdb: another command's output is printed ('modsect list')" '^testmod
 (unset MODSECT; cd "$T" && gdb -nx -batch -ex "source $D/usr/local/share/modsect/gdb/modsect.py" \
 	-ex "modsect gdb --root $R testmod" -ex 'info address testmod_data') >"$T/gdb.out" 2>&1
 check_eq "gdb: the installed script finds the installed modsect (no \$MODSECT)" "$want" "$(gdb_addr_of testmod_data)"
+# Sourced by another Python script in another directory (a Python gdbinit,
+# a plugin loader), whose __file__ the globals keep: it still finds its
+# stub and the modsect installed next to it.
+mkdir -p "$T/loader"
+cat >"$T/loader/load.py" <<PY
+import gdb
+gdb.execute("source $D/usr/local/share/modsect/gdb/modsect.py")
+PY
+(unset MODSECT; cd "$T" && gdb -nx -batch -ex "source $T/loader/load.py" \
+	-ex "modsect gdb --root $R testmod" -ex 'info address testmod_data') >"$T/gdb.out" 2>&1
+check_eq "gdb: sourced from another Python script, the installed script still loads the module" "$want" "$(gdb_addr_of testmod_data)"
 
 # ---- lldb ----------------------------------------------------------------------------
 # Debian's lldb 14 looks for its python module in the wrong place.

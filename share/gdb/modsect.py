@@ -28,8 +28,11 @@ import tempfile
 
 import gdb
 
-# gdb's `source` defines __file__ only while the script runs.
-_HERE = os.path.dirname(os.path.realpath(globals().get("__file__") or sys._getframe().f_code.co_filename))
+# This file's own path is its code's: gdb's `source` compiles it under
+# that name. __file__ is not: sourced from another Python script
+# (gdb.execute("source ...") in a Python gdbinit or a plugin loader), the
+# globals are the outer script's, and so is __file__.
+_HERE = os.path.dirname(os.path.realpath(sys._getframe().f_code.co_filename))
 
 # The debugger-neutral stub: share/python/ beside share/gdb/, in the
 # source tree and installed alike.
