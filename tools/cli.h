@@ -108,6 +108,10 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Shared steps of the commands (common.c). */
 int run_setup(const struct cmd *c, struct run *run);
 void run_clear(struct run *run);
+/* A library's note (ms_lazy_opts.note, ms_decode_opts.note) as a warning. */
+void warn_note(void *arg, const char *msg);
+/* r, err of an index that could not be made or written: a warning. */
+void warn_index(int r, const struct ms_err *err);
 /* Says once that debuginfod could not be reached, if so. */
 void run_finder_warn(struct run *run);
 /* The map the options name (decode reads its own, when it can). */

@@ -25,6 +25,21 @@ void warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void warn_note(void *arg, const char *msg)
+{
+	(void)arg;
+	warn("%s", msg);
+}
+
+#ifndef MODSECT_STATIC
+void warn_index(int r, const struct ms_err *err)
+{
+	if (r < 0)
+		warn("no index written (the next run reads the DWARF again): %s",
+		     err->msg);
+}
+#endif
+
 /* The static build (capture only) has no finder. */
 #ifdef MODSECT_STATIC
 #define ms_finder_debuginfod_error(fi) 0

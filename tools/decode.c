@@ -134,13 +134,6 @@ static void ahead_free(struct ahead *a)
 	free(a->parse);
 }
 
-/* A module whose frames stay as they are, and why; said once. */
-static void note(void *arg, const char *msg)
-{
-	(void)arg;
-	warn("%s", msg);
-}
-
 /*
  * The map the report is decoded with: the one the options name; without
  * --capture, the live one, unless there is none or it is of another
@@ -149,7 +142,6 @@ static void note(void *arg, const char *msg)
 static int choose_map(struct run *run, const char *shown)
 {
 	const struct opts *o = run->o;
-	int r;
 
 	if (read_map(run->ctx, o, NULL, false, &run->map, &run->err) < 0) {
 		run->map = NULL;
@@ -161,8 +153,7 @@ static int choose_map(struct run *run, const char *shown)
 		return 0;
 	ms_map_free(run->map);
 	run->map = NULL;
-	r = no_map(o, shown, &run->map, &run->err);
-	return r;
+	return no_map(o, shown, &run->map, &run->err);
 }
 
 /*
@@ -176,7 +167,7 @@ static int decoder(struct run *run, const struct ahead *a,
 	const char *shown = NULL;
 	struct ms_decode_opts dopt = { .layout_flags = layout_flags(run->o),
 				       .no_index = run->o->no_index,
-				       .note = note };
+				       .note = warn_note };
 	int r;
 
 	/* The architecture the report shows: its first line that shows one. */
@@ -266,9 +257,8 @@ int do_decode(struct run *run)
 		r = ms_out_commit(out, err);
 	else if (out)
 		ms_out_abort(out);
-	if (!r && ms_decoder_index_error(d, err) < 0)
-		warn("no index written (the next run reads the DWARF again): %s",
-		     err->msg);
+	if (!r)
+		warn_index(ms_decoder_index_error(d, err), err);
 	ms_lines_free(in);
 	ms_decoder_free(d);
 	return r;

@@ -306,20 +306,13 @@ static int answer(struct ms_lazy *z, bool pac, const uint64_t *addrs, size_t n,
 	return r;
 }
 
-/* A module whose file is not found: its addresses are in no module. */
-static void note(void *arg, const char *msg)
-{
-	(void)arg;
-	warn("%s", msg);
-}
-
 int do_resolve(struct run *run)
 {
 	const struct opts *o = run->o;
 	struct ms_err *err = &run->err;
 	struct ms_lazy_opts lo = { .layout_flags = layout_flags(o),
 				   .no_index = o->no_index,
-				   .note = note };
+				   .note = warn_note };
 	struct ms_lazy *z = NULL;
 	uint64_t *addrs = NULL;
 	size_t n = 0, outside = 0;
@@ -333,9 +326,8 @@ int do_resolve(struct run *run)
 		r = preload(z, pac, addrs[i], err);
 	if (!r)
 		r = answer(z, pac, addrs, n, o, &outside, err);
-	if (!r && ms_lazy_index_error(z, err) < 0)
-		warn("no index written (the next run reads the DWARF again): %s",
-		     err->msg);
+	if (!r)
+		warn_index(ms_lazy_index_error(z, err), err);
 	free(addrs);
 	ms_lazy_free(z);
 	if (r)

@@ -84,8 +84,6 @@ struct ms_decoder {
 	bool trace_first; /* the next frame is a "Call trace:"'s first */
 	struct ms_logframe pc;
 	struct hit hits[LINE_FRAMES]; /* the current line's, off the stack */
-	char *scratch; /* a line with its NULs made parseable */
-	size_t scratch_cap;
 };
 
 /*
@@ -235,14 +233,8 @@ const char *ms_decode_text(const struct ms_line *ln, char **scratch,
 {
 	if (!memchr(ln->text, '\0', ln->len))
 		return ln->text;
-	if (*cap < ln->len + 1) {
-		char *p = realloc(*scratch, ln->len + 1);
-
-		if (!p)
-			return NULL;
-		*scratch = p;
-		*cap = ln->len + 1;
-	}
+	if (ms_reserve(scratch, cap, ln->len, 1, 256))
+		return NULL;
 	for (size_t i = 0; i < ln->len; i++)
 		(*scratch)[i] = ln->text[i] ? ln->text[i] : '\x01';
 	(*scratch)[ln->len] = '\0';
@@ -349,6 +341,5 @@ void ms_decoder_free(struct ms_decoder *d)
 	if (!d)
 		return;
 	ms_lazy_free(d->z);
-	free(d->scratch);
 	free(d);
 }
