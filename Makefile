@@ -18,7 +18,7 @@ LIBS = $(shell $(PKG_CONFIG) --libs $(LINK_PKGS))
 LIB_SRCS := $(wildcard lib/*/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)
 # The static build carries only what `capture` needs: no libelf, no libkmod.
-STATIC_SRCS := lib/base/err.c lib/base/hex.c lib/base/util.c lib/base/ctx.c lib/map/map.c lib/base/output.c lib/map/sysfs.c lib/map/sysmod.c lib/map/livesyms.c lib/map/capture.c lib/source/source.c \
+STATIC_SRCS := lib/unwind/orc.c lib/base/err.c lib/base/hex.c lib/base/util.c lib/base/ctx.c lib/map/map.c lib/base/output.c lib/map/sysfs.c lib/map/sysmod.c lib/map/livesyms.c lib/map/capture.c lib/source/source.c \
 	tools/main.c tools/options.c tools/common.c tools/capture.c
 HDRS := $(wildcard lib/*.h lib/*/*.h tools/*.h)
 

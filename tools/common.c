@@ -101,8 +101,13 @@ int read_map(const struct ms_ctx *ctx, const struct opts *o,
 		.force = o->force,
 		.mem_stats = getenv("MODSECT_MEM_STATS") != NULL,
 	};
-	int r = ms_source_read(ctx, &src, only_module, core ? MS_READ_CORE : 0,
-			       ret, err);
+	/* Unwind tables go with the core kernel's symbols for a debugger. */
+	unsigned int flags = core ? MS_READ_CORE : 0;
+	int r;
+
+	if (core && o->kernel)
+		flags |= MS_READ_ORC;
+	r = ms_source_read(ctx, &src, only_module, flags, ret, err);
 
 	for (size_t i = 0; !r && i < (*ret)->nvanished; i++)
 		warn("module %s was unloaded while it was read; left out",

@@ -268,9 +268,6 @@ static int check(const struct cmd *c, const struct opts *o)
 	if (!!o->root + !!o->capture + !!o->remote + !!o->vmcore > 1)
 		return usage_error(c, "%s",
 				   "--root, --capture, --remote and --vmcore exclude each other");
-	if (o->kernel_image && !o->remote && !o->vmcore)
-		return usage_error(c, "%s",
-				   "--kernel-image goes with --remote or --vmcore");
 	if (o->module_at && ((!o->remote && !o->vmcore) || !o->all))
 		return usage_error(c, "%s",
 				   "--module-at goes with --all and --remote or --vmcore");

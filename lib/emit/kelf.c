@@ -142,6 +142,8 @@ struct out {
 	struct strtab shstr, str;
 	void *syms; /* Elf32_Sym or Elf64_Sym */
 	size_t nsyms;
+	void *cfi; /* .debug_frame from the map's ORC tables, if any */
+	size_t cfi_len;
 };
 
 static Elf_Scn *new_section(struct out *o, size_t name, GElf_Word type,
@@ -269,7 +271,7 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 					     ".bss" };
 	size_t symsz = o->cls == ELFCLASS64 ? sizeof(Elf64_Sym) :
 					      sizeof(Elf32_Sym);
-	size_t strtab_name, symtab_name, shstrtab_name, first_global;
+	size_t strtab_name, symtab_name, shstrtab_name, cfi_name, first_global;
 	GElf_Ehdr eh;
 	Elf_Scn *symscn, *strscn, *shscn;
 	GElf_Shdr sh;
@@ -295,6 +297,7 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 					 names[o->secs[i].kind], ++k);
 		o->secs[i].name = str_add(&o->shstr, name);
 	}
+	cfi_name = str_add(&o->shstr, ".debug_frame");
 	symtab_name = str_add(&o->shstr, ".symtab");
 	strtab_name = str_add(&o->shstr, ".strtab");
 	shstrtab_name = str_add(&o->shstr, ".shstrtab");
@@ -322,6 +325,9 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 			return ms_err_set(err, EIO, "libelf: %s",
 					  elf_errmsg(-1));
 	}
+	if (o->cfi && !new_section(o, cfi_name, SHT_PROGBITS, 0, 0, o->cfi_len,
+				   o->cfi, o->cfi_len, ELF_T_BYTE))
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
 	symscn = new_section(o, symtab_name, SHT_SYMTAB, 0, 0, 0, o->syms,
 			     o->nsyms * symsz, ELF_T_SYM);
 	strscn = new_section(o, strtab_name, SHT_STRTAB, 0, 0, 0, o->str.buf,
@@ -372,6 +378,13 @@ int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
 	r = group(map, &o.secs, &o.nsecs);
 	if (r)
 		return ms_err_errno(err, -r, "kallsyms ELF");
+	/* The unwind tables ride along: gdb and lldb read them from here. */
+	if (map->core_orc && em == EM_X86_64 &&
+	    (r = ms_orc_to_debug_frame(map->core_orc, &o.cfi, &o.cfi_len, NULL,
+				       err))) {
+		free(o.secs);
+		return r;
+	}
 	elf_version(EV_CURRENT);
 	o.elf = elf_begin(fd, ELF_C_WRITE, NULL);
 	r = o.elf ? write_elf(&o, map, em, data, err) :
@@ -381,6 +394,7 @@ int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
 	free(o.syms);
 	free(o.str.buf);
 	free(o.shstr.buf);
+	free(o.cfi);
 	return r;
 }
 

@@ -12,8 +12,9 @@
 
 #include "emit.h"
 
-int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
-			  size_t *len_ret, struct ms_err *err)
+int ms_fd_bytes(int (*write_fd)(int fd, const void *arg, struct ms_err *err),
+		const void *arg, char **buf_ret, size_t *len_ret,
+		struct ms_err *err)
 {
 	FILE *tmp = tmpfile();
 	off_t len;
@@ -22,12 +23,12 @@ int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
 
 	if (!tmp)
 		return ms_err_errno(err, errno, "temporary file");
-	r = ms_kallsyms_elf(map, fileno(tmp), err);
+	r = write_fd(fileno(tmp), arg, err);
 	if (!r && ((len = lseek(fileno(tmp), 0, SEEK_END)) < 0 ||
 		   lseek(fileno(tmp), 0, SEEK_SET) < 0))
 		r = ms_err_errno(err, errno, "temporary file");
 	if (!r && !(buf = malloc((size_t)len + 1)))
-		r = ms_err_errno(err, ENOMEM, "kallsyms ELF");
+		r = ms_err_errno(err, ENOMEM, "ELF file");
 	if (!r && read(fileno(tmp), buf, (size_t)len) != len) {
 		free(buf);
 		r = ms_err_errno(err, EIO, "temporary file");
@@ -38,6 +39,17 @@ int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
 	*buf_ret = buf;
 	*len_ret = (size_t)len;
 	return 0;
+}
+
+static int kallsyms_fd(int fd, const void *map, struct ms_err *err)
+{
+	return ms_kallsyms_elf(map, fd, err);
+}
+
+int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
+			  size_t *len_ret, struct ms_err *err)
+{
+	return ms_fd_bytes(kallsyms_fd, map, buf_ret, len_ret, err);
 }
 
 /*
@@ -101,6 +113,51 @@ static void emit_arch(FILE *out, const struct ms_map *map,
 		ms_emit_gdb_arch(out, a, why);
 }
 
+/*
+ * gdb: the module's ORC tables as a file of CFI it adds beside the
+ * module's own (unwelf.c says why apart). A module without them (another
+ * architecture, a kernel without ORC) gets nothing: gdb unwinds it as it
+ * always did. lldb finds unwind tables only in the file that holds the
+ * address, so it gets none for modules yet.
+ */
+static int emit_unwind(const struct ms_ctx *ctx, const struct ms_map *map,
+		       const struct ms_layout *l, FILE *out, struct ms_err *err)
+{
+	struct ms_orc *orc = NULL;
+	struct ms_err why = { 0 };
+	char *buf = NULL, *path = NULL, *q = NULL;
+	size_t len;
+	int r = ms_layout_orc(l, map->release, &orc, &why);
+
+	if (r == -ENOMEM || (r && r != -ENOENT)) {
+		/* Tables it cannot read are said, not guessed around. */
+		if (r == -ENOMEM) {
+			*err = why;
+			return r;
+		}
+		fprintf(out, "# %s: no unwind tables: %s\n", l->mod->name,
+			why.msg);
+		return 0;
+	}
+	if (r)
+		return 0;
+	r = ms_unwind_elf_bytes(orc, &buf, &len, err);
+	if (!r)
+		r = ms_cache_store(ctx, buf, len, ".unwind.elf", &path, err);
+	if (!r)
+		r = ms_quote_gdb(path, &q, err);
+	if (!r)
+		fprintf(out,
+			"# %s: unwind tables from its ORC (%zu entries%s)\nadd-symbol-file %s -o 0\n",
+			l->mod->name, orc->n,
+			orc->nbad ? ", some the kernel would refuse" : "", q);
+	free(q);
+	free(path);
+	free(buf);
+	ms_orc_free(orc);
+	return r;
+}
+
 /* One module's commands into out; -ENOENT if its file is not found. */
 static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 		    const struct ms_map *map, const struct ms_module *mod,
@@ -115,6 +172,8 @@ static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 	if (!rc)
 		rc = so->lldb ? ms_emit_lldb(out, r.layout, err) :
 				ms_emit_gdb(out, r.layout, err);
+	if (!rc && !so->lldb)
+		rc = emit_unwind(ms_finder_ctx(fi), map, r.layout, out, err);
 	ms_resolved_clear(&r);
 	return rc;
 }
@@ -176,6 +235,16 @@ static int emit_kernel(const struct ms_ctx *ctx, const struct ms_script_opts *o,
 		fprintf(out,
 			"# core kernel: %zu symbols from kallsyms at their runtime addresses\n",
 			map->ncore);
+		if (map->core_orc)
+			fprintf(out,
+				"# and unwind tables from its ORC: %zu entries%s\n",
+				map->core_orc->n,
+				map->core_orc->nbad ?
+					", some the kernel would refuse" :
+					"");
+		else if (map->why_no_orc)
+			fprintf(out, "# no unwind tables: %s\n",
+				map->why_no_orc);
 		if (lldb)
 			fprintf(out,
 				"target modules add %s\ntarget modules load --file %s --slide 0\n",

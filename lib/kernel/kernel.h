@@ -84,6 +84,32 @@ int ms_kimage_bytes(const struct ms_kimage *k, uint64_t addr, size_t len,
 /* Link-time address range of the loaded image: _text .. _end. */
 void ms_kimage_range(const struct ms_kimage *k, uint64_t *start,
 		     uint64_t *end);
+/*
+ * A section of an ELF image by name: its link address and bytes; -ENOENT
+ * (no message) if there is none, it has no bytes, or the image is raw.
+ */
+int ms_kimage_section(const struct ms_kimage *k, const char *name,
+		      uint64_t *addr_ret, const void **data_ret,
+		      size_t *len_ret);
+
+/* ---- the core kernel's ORC tables (korc.c) ---- */
+
+/*
+ * The image's ORC tables, moved by offset (runtime minus link address):
+ * -ENOENT if it has none (not x86-64, or built without
+ * CONFIG_UNWINDER_ORC), said in err; release tells the format of tables
+ * without an .orc_header.
+ */
+int ms_kimage_orc(const struct ms_kimage *k, const char *release,
+		  int64_t offset, struct ms_orc **ret, struct ms_err *err);
+/*
+ * Gives map its core kernel's ORC tables from the kernel image at path
+ * (checked against the map's build-id, unless force; the KASLR offset
+ * from kallsyms), or says in map->why_no_orc why not. Fails only for
+ * want of memory.
+ */
+int ms_map_add_image_orc(struct ms_map *map, const char *path, bool force,
+			 struct ms_err *err);
 
 /* ---- the map from memory (kmem.c) ---- */
 

@@ -364,3 +364,28 @@ void ms_kimage_range(const struct ms_kimage *k, uint64_t *start, uint64_t *end)
 	*start = k->start;
 	*end = k->end;
 }
+
+int ms_kimage_section(const struct ms_kimage *k, const char *name,
+		      uint64_t *addr_ret, const void **data_ret,
+		      size_t *len_ret)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!k->elf || elf_getshdrstrndx(k->elf, &shstrndx))
+		return -ENOENT;
+	while ((scn = elf_nextscn(k->elf, scn))) {
+		GElf_Shdr sh;
+		const uint8_t *p;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    strcmp(section_name(k->elf, shstrndx, &sh), name) ||
+		    !(p = section_bytes((struct ms_kimage *)k, &sh)))
+			continue;
+		*addr_ret = sh.sh_addr;
+		*data_ret = p;
+		*len_ret = sh.sh_size;
+		return 0;
+	}
+	return -ENOENT;
+}

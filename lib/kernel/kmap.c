@@ -82,6 +82,24 @@ static int add_core(struct ms_map *map, const struct kern *k,
 	return r;
 }
 
+/* The tables, or why not: only an I/O failure or memory ends the read. */
+static int add_orc(struct ms_map *map, const struct kern *k,
+		   struct ms_err *err)
+{
+	struct ms_err why = { 0 };
+	int r = kern_read_orc(k, &map->core_orc, &why);
+
+	if (!r)
+		return 0;
+	if (r == -ENOMEM || ms_mem_io_failure(&why, r)) {
+		*err = why;
+		return r;
+	}
+	return (map->why_no_orc = strdup(why.msg)) ?
+		       0 :
+		       ms_err_errno(err, ENOMEM, "ORC");
+}
+
 /* sysfs lists only modules with sections/: the map has the same ones. */
 static void drop_sectionless(struct ms_map *map)
 {
@@ -110,6 +128,8 @@ int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
 		r = kmem_read_modules(k, &l, only_module, map, err);
 	if (!r && (flags & MS_READ_CORE))
 		r = add_core(map, k, err);
+	if (!r && (flags & MS_READ_ORC))
+		r = add_orc(map, k, err);
 	if (r)
 		return r;
 	drop_sectionless(map);

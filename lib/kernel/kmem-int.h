@@ -110,6 +110,12 @@ static inline uint64_t kget_field(const struct kern *k, const void *buf,
 	return f->found ? kget(k, buf, f->off, f->size) : 0;
 }
 
+/* ---- korc.c ---- */
+
+/* The core kernel's ORC tables: from k's image, else from memory. */
+int kern_read_orc(const struct kern *k, struct ms_orc **ret,
+		  struct ms_err *err);
+
 /* ---- kfind.c: k's symbols, KASLR offset, BTF, build-id ---- */
 
 /* From the kernel image at path, checked against memory. */

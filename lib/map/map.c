@@ -33,6 +33,8 @@ void ms_map_free(struct ms_map *map)
 		free(map->core[i].name);
 	free(map->core);
 	free(map->kernel_build_id);
+	ms_orc_free(map->core_orc);
+	free(map->why_no_orc);
 	for (size_t i = 0; i < map->nvanished; i++)
 		free(map->vanished[i]);
 	free(map->vanished);

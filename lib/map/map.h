@@ -8,6 +8,7 @@
 #define MODSECT_MAP_H
 
 #include "base/base.h"
+#include "unwind/unwind.h"
 
 /* ---- the section map (map.c, sysfs.c, capture.c) ---- */
 
@@ -45,6 +46,13 @@ struct ms_map {
 	struct ms_ksym *core; /* core kernel kallsyms, by address; optional */
 	size_t ncore;
 	char *kernel_build_id; /* from /sys/kernel/notes, NULL if unknown */
+	/*
+	 * The core kernel's ORC tables at runtime addresses (MS_READ_ORC),
+	 * or NULL with why_no_orc saying why (no image given, not x86-64, a
+	 * format modsect does not know).
+	 */
+	struct ms_orc *core_orc;
+	char *why_no_orc;
 	char **vanished; /* live: modules unloaded while read, left out */
 	size_t nvanished;
 };
@@ -67,6 +75,7 @@ int ms_map_finish(struct ms_map *map, struct ms_err *err);
 
 
 #define MS_READ_CORE 0x1 /* also the core kernel's kallsyms */
+#define MS_READ_ORC 0x2 /* and its ORC unwind tables (x86-64) */
 
 /* Reads the live map under ctx's root; only_module NULL means all. */
 int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,

@@ -206,6 +206,17 @@ bool ms_section_is_init(const char *name);
 int ms_verify_file(const struct ms_module *mod, const struct ms_modfile *f,
 		   enum ms_verify *ret, struct ms_err *why);
 
+/* ---- the module's ORC tables (morc.c) ---- */
+
+/*
+ * The ORC tables of l's module file at the addresses l gives its
+ * sections; -ENOENT (said in err) if it has none (not x86-64, or a
+ * kernel without ORC). release tells the format of tables without an
+ * .orc_header.
+ */
+int ms_layout_orc(const struct ms_layout *l, const char *release,
+		  struct ms_orc **ret, struct ms_err *err);
+
 /* ---- debug info (debuginfo.c) ---- */
 
 enum ms_dsource {

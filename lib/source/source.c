@@ -2,6 +2,9 @@
 /* From what the user named to a checked map: see source.h. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "source.h"
 
@@ -35,6 +38,41 @@ static int read_memory(const struct ms_source *s, const char *only_module,
 }
 #endif
 
+#ifndef MODSECT_STATIC
+/*
+ * A live or captured map's unwind tables come from the kernel image:
+ * --kernel-image, or live, the one installed for the running release.
+ */
+static int image_orc(const struct ms_ctx *ctx, const struct ms_source *s,
+		     struct ms_map *map, struct ms_err *err)
+{
+	char *path = NULL;
+	int r;
+
+	if (map->core_orc || map->why_no_orc)
+		return 0; /* the memory source read them or said why not */
+	if (s->kernel_image)
+		return ms_map_add_image_orc(map, s->kernel_image, s->force,
+					    err);
+	if (!s->capture && map->release &&
+	    asprintf(&path, "%s/boot/vmlinuz-%s",
+		     ms_ctx_root(ctx) ? ms_ctx_root(ctx) : "",
+		     map->release) < 0)
+		return ms_err_errno(err, ENOMEM, "kernel image");
+	if (path && access(path, R_OK) == 0) {
+		r = ms_map_add_image_orc(map, path, false, err);
+		free(path);
+		return r;
+	}
+	free(path);
+	map->why_no_orc = strdup(
+		s->capture ?
+			"a capture does not carry them: give --kernel-image /boot/vmlinuz-RELEASE, the image the kernel booted" :
+			"no kernel image to read them from: give --kernel-image /boot/vmlinuz-RELEASE");
+	return map->why_no_orc ? 0 : ms_err_errno(err, ENOMEM, "ORC");
+}
+#endif
+
 int ms_source_read(const struct ms_ctx *ctx, const struct ms_source *src,
 		   const char *only_module, unsigned int flags,
 		   struct ms_map **ret, struct ms_err *err)
@@ -54,6 +92,10 @@ int ms_source_read(const struct ms_ctx *ctx, const struct ms_source *src,
 	if (r)
 		return r;
 	r = ms_map_check_visible(map, err);
+#ifndef MODSECT_STATIC
+	if (!r && (flags & MS_READ_ORC) && map->ncore)
+		r = image_orc(ctx, src, map, err);
+#endif
 	if (!r && only_module && !ms_map_find(map, only_module))
 		r = ms_err_set(err, ENOENT, "module %s is not in %s",
 			       only_module, map->origin);

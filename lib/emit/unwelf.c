@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A module's unwind tables as an ELF file a debugger adds beside the
+ * module's own: only .debug_frame, at runtime addresses. It has no
+ * allocated section on purpose: gdb finds an FDE in any objfile, and a
+ * section here would overlap the module file's and could take the
+ * module's addresses from its symbols.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+static Elf_Scn *add_scn(Elf *elf, size_t name, GElf_Word type, void *buf,
+			size_t len)
+{
+	Elf_Scn *scn = elf_newscn(elf);
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !(d = elf_newdata(scn)))
+		return NULL;
+	sh.sh_name = (GElf_Word)name;
+	sh.sh_type = type;
+	sh.sh_addralign = 1;
+	sh.sh_size = len;
+	d->d_buf = buf;
+	d->d_size = len;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = 1;
+	return gelf_update_shdr(scn, &sh) ? scn : NULL;
+}
+
+static int write_elf(int fd, void *cfi, size_t len, struct ms_err *err)
+{
+	static char shstr[] = "\0.debug_frame\0.shstrtab";
+	Elf *elf;
+	GElf_Ehdr eh;
+	Elf_Scn *sh;
+	int r = 0;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_WRITE, NULL);
+	if (!elf || !gelf_newehdr(elf, ELFCLASS64) || !gelf_getehdr(elf, &eh))
+		goto fail;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_type = ET_EXEC;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	if (!add_scn(elf, 1, SHT_PROGBITS, cfi, len) ||
+	    !(sh = add_scn(elf, 14, SHT_STRTAB, shstr, sizeof(shstr))))
+		goto fail;
+	eh.e_shstrndx = (GElf_Half)elf_ndxscn(sh);
+	if (!gelf_update_ehdr(elf, &eh) || elf_update(elf, ELF_C_WRITE) < 0)
+		goto fail;
+	elf_end(elf);
+	return 0;
+fail:
+	r = ms_err_set(err, EIO, "unwind ELF: libelf: %s", elf_errmsg(-1));
+	elf_end(elf);
+	return r;
+}
+
+struct cfi {
+	void *buf;
+	size_t len;
+};
+
+static int cfi_fd(int fd, const void *arg, struct ms_err *err)
+{
+	const struct cfi *c = arg;
+
+	return write_elf(fd, c->buf, c->len, err);
+}
+
+int ms_unwind_elf_bytes(const struct ms_orc *orc, char **buf_ret,
+			size_t *len_ret, struct ms_err *err)
+{
+	struct cfi c = { 0 };
+	int r = ms_orc_to_debug_frame(orc, &c.buf, &c.len, NULL, err);
+
+	if (!r)
+		r = ms_fd_bytes(cfi_fd, &c, buf_ret, len_ret, err);
+	free(c.buf);
+	return r;
+}

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ORC entries as DWARF call frame information (.debug_frame, DWARF 2's
+ * version 1 CIEs, 64-bit addresses, x86-64's DWARF register numbers).
+ *
+ * Each entry is a row; rows are grouped into FDEs of at most ROWS_PER_FDE
+ * (a debugger runs an FDE's program from its start for every lookup, so
+ * one FDE per kernel would cost a scan of 385,000 rows per frame). An
+ * FDE holds rows of one kind only: those whose caller's ip is exact
+ * (signal) go under a CIE with the "S" augmentation, the rest under a
+ * plain one.
+ *
+ * What each entry says is what unwind_next_frame() in
+ * arch/x86/kernel/unwind_orc.c does with it: the base (sp_reg +
+ * sp_offset, or the word there for the INDIRECT kinds, 87ccc826bf1c
+ * "x86/unwind/orc: Change REG_SP_INDIRECT") is the caller's SP for CALL,
+ * a struct pt_regs for REGS and its iret frame for REGS_PARTIAL.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind.h"
+
+#define ROWS_PER_FDE 32
+#define NREGS 17 /* rax..r15 and the return address column */
+#define RA 16
+#define EXPR_MAX 24
+
+/* struct pt_regs on x86-64 (arch/x86/include/asm/ptrace.h). */
+#define PTREGS_IP 128
+#define PTREGS_SP 152
+#define IRET_SP 24 /* in the iret frame: ip, cs, flags, sp, ss */
+static const int8_t ptregs_off[NREGS] = {
+	[0] = 80, [1] = 96, [2] = 88, [3] = 40, [4] = 104, [5] = 112,
+	[6] = 32, [7] = -1, [8] = 72, [9] = 64, [10] = 56, [11] = 48,
+	[12] = 24, [13] = 16, [14] = 8, [15] = 0, [RA] = (int8_t)-1,
+};
+
+enum rule_kind { R_INIT, R_UNDEF, R_CFA_OFF, R_EXPR };
+
+struct rule {
+	uint8_t kind, len;
+	int32_t off;
+	uint8_t expr[EXPR_MAX];
+};
+
+struct row {
+	bool cfa_is_expr;
+	uint8_t cfa_reg, cfa_len;
+	int32_t cfa_off;
+	uint8_t cfa_expr[EXPR_MAX];
+	struct rule reg[NREGS];
+};
+
+struct out {
+	uint8_t *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct out *o, const void *p, size_t n)
+{
+	if (o->oom)
+		return;
+	if (ms_reserve(&o->buf, &o->cap, o->len + n, 1, 1 << 16)) {
+		o->oom = true;
+		return;
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+static void put8(struct out *o, uint8_t v)
+{
+	put(o, &v, 1);
+}
+
+static void put_le(struct out *o, uint64_t v, int n)
+{
+	uint8_t b[8];
+
+	for (int i = 0; i < n; i++)
+		b[i] = (uint8_t)(v >> 8 * i);
+	put(o, b, (size_t)n);
+}
+
+static size_t uleb(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		p[n] = v & 0x7f;
+		v >>= 7;
+		p[n] |= v ? 0x80 : 0;
+		n++;
+	} while (v);
+	return n;
+}
+
+static size_t sleb(uint8_t *p, int64_t v)
+{
+	size_t n = 0;
+	bool more;
+
+	do {
+		uint8_t b = v & 0x7f;
+
+		v >>= 7; /* arithmetic: gcc and clang */
+		more = !((v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40)));
+		p[n++] = b | (more ? 0x80 : 0);
+	} while (more);
+	return n;
+}
+
+static void put_uleb(struct out *o, uint64_t v)
+{
+	uint8_t b[10];
+
+	put(o, b, uleb(b, v));
+}
+
+static void put_sleb(struct out *o, int64_t v)
+{
+	uint8_t b[10];
+
+	put(o, b, sleb(b, v));
+}
+
+/* DWARF numbers of ORC's base registers (rdx 1, rdi 5, rbp 6, rsp 7). */
+static int dwarf_reg(uint8_t orc_reg)
+{
+	switch (orc_reg) {
+	case MS_ORC_REG_DX:
+		return 1;
+	case MS_ORC_REG_DI:
+		return 5;
+	case MS_ORC_REG_BP:
+	case MS_ORC_REG_BP_INDIRECT:
+		return 6;
+	case MS_ORC_REG_SP:
+	case MS_ORC_REG_SP_INDIRECT:
+		return 7;
+	case MS_ORC_REG_R10:
+		return 10;
+	case MS_ORC_REG_R13:
+		return 13;
+	}
+	return -1;
+}
+
+/* An expression under construction. */
+struct expr {
+	uint8_t b[EXPR_MAX];
+	uint8_t len;
+};
+
+static void ex_op(struct expr *x, uint8_t op)
+{
+	x->b[x->len++] = op;
+}
+
+static void ex_sleb(struct expr *x, int64_t v)
+{
+	x->len += (uint8_t)sleb(x->b + x->len, v);
+}
+
+static void ex_uleb(struct expr *x, uint64_t v)
+{
+	x->len += (uint8_t)uleb(x->b + x->len, v);
+}
+
+/*
+ * The base address of e plus add: the caller's SP (CALL), the pt_regs
+ * or iret frame (REGS, REGS_PARTIAL). Folded into one DW_OP_bregN when
+ * the base is a register plus an offset.
+ */
+static void base_expr(const struct ms_orc_entry *e, int64_t add,
+		      struct expr *x)
+{
+	int reg = dwarf_reg(e->sp_reg);
+
+	x->len = 0;
+	if (e->sp_reg == MS_ORC_REG_SP_INDIRECT) {
+		/* sp = *(rsp) + sp_offset */
+		ex_op(x, DW_OP_breg7);
+		ex_sleb(x, 0);
+		ex_op(x, DW_OP_deref);
+		ex_op(x, DW_OP_consts);
+		ex_sleb(x, e->sp_offset + add);
+		ex_op(x, DW_OP_plus);
+	} else if (e->sp_reg == MS_ORC_REG_BP_INDIRECT) {
+		/* sp = *(rbp + sp_offset) */
+		ex_op(x, DW_OP_breg6);
+		ex_sleb(x, e->sp_offset);
+		ex_op(x, DW_OP_deref);
+		if (add) {
+			ex_op(x, DW_OP_plus_uconst);
+			ex_uleb(x, (uint64_t)add);
+		}
+	} else {
+		ex_op(x, (uint8_t)(DW_OP_breg0 + reg));
+		ex_sleb(x, e->sp_offset + add);
+	}
+}
+
+static void set_expr(struct rule *r, const struct expr *x)
+{
+	r->kind = R_EXPR;
+	r->len = x->len;
+	memcpy(r->expr, x->b, x->len);
+}
+
+static void set_cfa_deref(struct row *t, const struct ms_orc_entry *e,
+			  int64_t at)
+{
+	struct expr x;
+
+	base_expr(e, at, &x);
+	ex_op(&x, DW_OP_deref);
+	t->cfa_is_expr = true;
+	t->cfa_len = x.len;
+	memcpy(t->cfa_expr, x.b, x.len);
+}
+
+static void init_row(struct row *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->cfa_reg = 7;
+	t->cfa_off = 8;
+	t->reg[RA].kind = R_CFA_OFF;
+	t->reg[RA].off = -8;
+}
+
+/* The row an entry's frame unwinds by. */
+static void entry_row(const struct ms_orc_entry *e, struct row *t)
+{
+	struct expr x;
+
+	init_row(t);
+	if (e->type < MS_ORC_CALL) {
+		t->reg[RA].kind = R_UNDEF;
+		return;
+	}
+	if (e->type == MS_ORC_CALL) {
+		int reg = dwarf_reg(e->sp_reg);
+		bool indirect = e->sp_reg == MS_ORC_REG_SP_INDIRECT ||
+				e->sp_reg == MS_ORC_REG_BP_INDIRECT;
+
+		if (!indirect && e->sp_offset >= 0) {
+			t->cfa_reg = (uint8_t)reg;
+			t->cfa_off = e->sp_offset;
+		} else {
+			base_expr(e, 0, &x);
+			t->cfa_is_expr = true;
+			t->cfa_len = x.len;
+			memcpy(t->cfa_expr, x.b, x.len);
+		}
+	} else if (e->type == MS_ORC_REGS) {
+		set_cfa_deref(t, e, PTREGS_SP);
+		for (int r = 0; r < NREGS; r++) {
+			int64_t off = r == RA ? PTREGS_IP : ptregs_off[r];
+
+			if (r == 7)
+				continue;
+			base_expr(e, off, &x);
+			set_expr(&t->reg[r], &x);
+		}
+	} else {
+		set_cfa_deref(t, e, IRET_SP);
+		base_expr(e, 0, &x);
+		set_expr(&t->reg[RA], &x);
+	}
+	/*
+	 * BP: unwind_next_frame()'s "Find BP", where PREV_SP means the base
+	 * computed above: the CFA for CALL, the pt_regs for the others.
+	 */
+	if (e->bp_reg == MS_ORC_REG_PREV_SP && e->type == MS_ORC_CALL) {
+		t->reg[6].kind = R_CFA_OFF;
+		t->reg[6].off = e->bp_offset;
+	} else if (e->bp_reg == MS_ORC_REG_PREV_SP) {
+		base_expr(e, e->bp_offset, &x);
+		set_expr(&t->reg[6], &x);
+	} else if (e->bp_reg == MS_ORC_REG_BP) {
+		x.len = 0;
+		ex_op(&x, DW_OP_breg6);
+		ex_sleb(&x, e->bp_offset);
+		set_expr(&t->reg[6], &x);
+	}
+}
+
+static bool rule_eq(const struct rule *a, const struct rule *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == R_CFA_OFF)
+		return a->off == b->off;
+	if (a->kind == R_EXPR)
+		return a->len == b->len && !memcmp(a->expr, b->expr, a->len);
+	return true;
+}
+
+static void emit_cfa(struct out *o, const struct row *cur, const struct row *t)
+{
+	if (t->cfa_is_expr) {
+		if (cur->cfa_is_expr && cur->cfa_len == t->cfa_len &&
+		    !memcmp(cur->cfa_expr, t->cfa_expr, t->cfa_len))
+			return;
+		put8(o, DW_CFA_def_cfa_expression);
+		put_uleb(o, t->cfa_len);
+		put(o, t->cfa_expr, t->cfa_len);
+	} else if (!cur->cfa_is_expr && cur->cfa_reg == t->cfa_reg) {
+		if (cur->cfa_off == t->cfa_off)
+			return;
+		put8(o, DW_CFA_def_cfa_offset);
+		put_uleb(o, (uint64_t)t->cfa_off);
+	} else {
+		put8(o, DW_CFA_def_cfa);
+		put_uleb(o, t->cfa_reg);
+		put_uleb(o, (uint64_t)t->cfa_off);
+	}
+}
+
+static void emit_rule(struct out *o, int reg, const struct rule *r)
+{
+	switch (r->kind) {
+	case R_INIT:
+		put8(o, (uint8_t)(DW_CFA_restore | reg));
+		break;
+	case R_UNDEF:
+		put8(o, DW_CFA_undefined);
+		put_uleb(o, (uint64_t)reg);
+		break;
+	case R_CFA_OFF:
+		if (r->off % 8 == 0 && r->off <= 0) {
+			put8(o, (uint8_t)(DW_CFA_offset | reg));
+			put_uleb(o, (uint64_t)(r->off / -8));
+		} else if (r->off % 8 == 0) {
+			put8(o, DW_CFA_offset_extended_sf);
+			put_uleb(o, (uint64_t)reg);
+			put_sleb(o, r->off / -8);
+		} else {
+			/* The CFA is on the stack first: CFA + off. */
+			uint8_t x[12];
+			size_t n;
+
+			x[0] = DW_OP_consts;
+			n = 1 + sleb(x + 1, r->off);
+			x[n++] = DW_OP_plus;
+			put8(o, DW_CFA_expression);
+			put_uleb(o, (uint64_t)reg);
+			put_uleb(o, n);
+			put(o, x, n);
+		}
+		break;
+	case R_EXPR:
+		put8(o, DW_CFA_expression);
+		put_uleb(o, (uint64_t)reg);
+		put_uleb(o, r->len);
+		put(o, r->expr, r->len);
+		break;
+	}
+}
+
+/* The instructions that take cur to t; cur becomes t. */
+static void emit_row(struct out *o, struct row *cur, const struct row *t)
+{
+	emit_cfa(o, cur, t);
+	for (int r = 0; r < NREGS; r++)
+		if (!rule_eq(&cur->reg[r], &t->reg[r]))
+			emit_rule(o, r, &t->reg[r]);
+	*cur = *t;
+}
+
+static void advance(struct out *o, uint64_t d)
+{
+	if (d < 0x40) {
+		put8(o, (uint8_t)(DW_CFA_advance_loc | d));
+	} else if (d <= 0xff) {
+		put8(o, DW_CFA_advance_loc1);
+		put_le(o, d, 1);
+	} else if (d <= 0xffff) {
+		put8(o, DW_CFA_advance_loc2);
+		put_le(o, d, 2);
+	} else {
+		put8(o, DW_CFA_advance_loc4);
+		put_le(o, d, 4);
+	}
+}
+
+static void pad8(struct out *o, size_t start)
+{
+	while ((o->len - start) % 8)
+		put8(o, DW_CFA_nop);
+}
+
+/* Fills in the length of the entry that starts at start. */
+static void end_entry(struct out *o, size_t start)
+{
+	size_t n;
+
+	pad8(o, start);
+	if (o->oom)
+		return;
+	n = o->len - start - 4;
+	for (int i = 0; i < 4; i++)
+		o->buf[start + (size_t)i] = (uint8_t)(n >> 8 * i);
+}
+
+static const uint8_t callee_saved[] = { 3, 6, 12, 13, 14, 15 };
+
+static void put_cie(struct out *o, bool signal)
+{
+	size_t start = o->len;
+
+	put_le(o, 0, 4);
+	put_le(o, 0xffffffff, 4); /* a CIE */
+	put8(o, 1);
+	put(o, signal ? "zS" : "", signal ? 3 : 1);
+	put_uleb(o, 1); /* code alignment */
+	put_sleb(o, -8); /* data alignment */
+	put8(o, RA);
+	if (signal)
+		put_uleb(o, 0); /* no augmentation data */
+	/* At a call: CFA = rsp + 8, return address at CFA - 8. */
+	put8(o, DW_CFA_def_cfa);
+	put_uleb(o, 7);
+	put_uleb(o, 8);
+	put8(o, DW_CFA_offset | RA);
+	put_uleb(o, 1);
+	/*
+	 * A CALL frame leaves every register but rsp and rip as it was (the
+	 * kernel's unwinder keeps them): said for the callee-saved ones, so
+	 * a reader that takes no rule for "undefined" (libdw) keeps rbp.
+	 */
+	for (size_t i = 0; i < sizeof(callee_saved); i++) {
+		put8(o, DW_CFA_same_value);
+		put_uleb(o, callee_saved[i]);
+	}
+	end_entry(o, start);
+}
+
+/* One FDE of the entries [i, j), all one kind and back to back. */
+static void put_fde(struct out *o, const struct ms_orc *orc, size_t i,
+		    size_t j, size_t cie_off, bool z)
+{
+	size_t start = o->len;
+	struct row cur, t;
+
+	put_le(o, 0, 4);
+	put_le(o, cie_off, 4);
+	put_le(o, orc->e[i].ip, 8);
+	put_le(o, orc->e[j - 1].end - orc->e[i].ip, 8);
+	if (z)
+		put_uleb(o, 0);
+	init_row(&cur);
+	for (size_t k = i; k < j; k++) {
+		if (k > i)
+			advance(o, orc->e[k].ip - orc->e[k - 1].ip);
+		entry_row(&orc->e[k], &t);
+		emit_row(o, &cur, &t);
+	}
+	end_entry(o, start);
+}
+
+int ms_orc_to_debug_frame(const struct ms_orc *orc, void **buf_ret,
+			  size_t *len_ret, size_t *nrows_ret,
+			  struct ms_err *err)
+{
+	struct out o = { 0 };
+	size_t cie_plain, cie_signal, nrows = 0;
+
+	cie_plain = o.len;
+	put_cie(&o, false);
+	cie_signal = o.len;
+	put_cie(&o, true);
+	for (size_t i = 0; i < orc->n;) {
+		const struct ms_orc_entry *first = &orc->e[i];
+		size_t j = i + 1;
+
+		while (j < orc->n && j - i < ROWS_PER_FDE &&
+		       orc->e[j].signal == first->signal &&
+		       orc->e[j].ip == orc->e[j - 1].end)
+			j++;
+		put_fde(&o, orc, i, j, first->signal ? cie_signal : cie_plain,
+			first->signal);
+		nrows += j - i;
+		i = j;
+	}
+	if (o.oom) {
+		free(o.buf);
+		return ms_err_errno(err, ENOMEM, "unwind tables");
+	}
+	*buf_ret = o.buf;
+	*len_ret = o.len;
+	if (nrows_ret)
+		*nrows_ret = nrows;
+	return 0;
+}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * orccfi: the CFI modsect makes from ORC tables, read back with libdw
+ * and checked row by row against what arch/x86/kernel/unwind_orc.c does
+ * with each entry (tests/t-orc.sh).
+ *
+ *   orccfi IMAGE [OUT]         the image's own tables (vmlinuz/vmlinux)
+ *   orccfi --synth V [OUT]     made-up entries of every kind, format V
+ *   orccfi --raw V IPS ENTS    tables from two files (fuzz reproducer)
+ *
+ * For each entry, at its first and last address, with made-up register
+ * values and memory (a word at address a reads as a hash of a): the CFA,
+ * where the return address and rbp are saved (and, for REGS, every
+ * register), the signal flag and the row's extent must be the kernel's.
+ * Prints "entries: N rows: N bad: N version: V bytes: N" then
+ * "checked: N mismatches: N"; each mismatch is one line. OUT gets the
+ * unwind ELF. Exit 0 if all agree, 1 if not, 2 on usage.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "modsect.h"
+
+static const int ptregs[17] = { 80, 96, 88, 40, 104, 112, 32, -1, 72,
+				64, 56, 48, 24, 16, 8,	 0,   128 };
+
+static uint64_t regs[17];
+
+static uint64_t mem(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= UINT64_C(0xff51afd7ed558ccd);
+	return a ^ (a >> 29);
+}
+
+/* Evaluates libdw's ops; cfa for DW_OP_call_frame_cfa. */
+static bool eval(const Dwarf_Op *ops, size_t n, uint64_t cfa, uint64_t *ret)
+{
+	uint64_t st[16];
+	size_t sp = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned a = ops[i].atom;
+
+		if (sp >= 15)
+			return false;
+		if (a >= DW_OP_breg0 && a <= DW_OP_breg31)
+			st[sp++] = regs[a - DW_OP_breg0 < 17 ? a - DW_OP_breg0 : 0] +
+				   ops[i].number;
+		else if (a == DW_OP_bregx)
+			st[sp++] = regs[ops[i].number % 17] + ops[i].number2;
+		else if (a == DW_OP_call_frame_cfa)
+			st[sp++] = cfa;
+		else if (a == DW_OP_consts || a == DW_OP_constu)
+			st[sp++] = ops[i].number;
+		else if (a >= DW_OP_lit0 && a <= DW_OP_lit31)
+			st[sp++] = a - DW_OP_lit0;
+		else if (a == DW_OP_deref && sp)
+			st[sp - 1] = mem(st[sp - 1]);
+		else if (a == DW_OP_plus_uconst && sp)
+			st[sp - 1] += ops[i].number;
+		else if (a == DW_OP_plus && sp >= 2)
+			sp--, st[sp - 1] += st[sp];
+		else
+			return false;
+	}
+	if (!sp)
+		return false;
+	*ret = st[sp - 1];
+	return true;
+}
+
+static int dreg(uint8_t r)
+{
+	static const int8_t m[] = { -1, -1, 1, 5, 6, 7, 10, 13, 6, 7 };
+
+	return r < 10 ? m[r] : -1;
+}
+
+/* The kernel's base: sp_reg + sp_offset, or the word there (INDIRECT). */
+static uint64_t base(const struct ms_orc_entry *e)
+{
+	if (e->sp_reg == MS_ORC_REG_SP_INDIRECT)
+		return mem(regs[7]) + (uint64_t)(int64_t)e->sp_offset;
+	if (e->sp_reg == MS_ORC_REG_BP_INDIRECT)
+		return mem(regs[6] + (uint64_t)(int64_t)e->sp_offset);
+	return regs[dreg(e->sp_reg)] + (uint64_t)(int64_t)e->sp_offset;
+}
+
+struct want {
+	uint64_t cfa, at[17]; /* at: address saved, 0 same value, 1 undef */
+};
+
+static void expect(const struct ms_orc_entry *e, struct want *w)
+{
+	uint64_t b;
+
+	memset(w, 0, sizeof(*w));
+	if (e->type < MS_ORC_CALL) {
+		w->at[16] = 1;
+		return;
+	}
+	b = base(e);
+	if (e->type == MS_ORC_CALL) {
+		w->cfa = b;
+		w->at[16] = b - 8;
+	} else if (e->type == MS_ORC_REGS) {
+		w->cfa = mem(b + 152);
+		for (int r = 0; r < 17; r++)
+			if (r != 7)
+				w->at[r] = b + (uint64_t)ptregs[r];
+	} else {
+		w->cfa = mem(b + 24);
+		w->at[16] = b;
+	}
+	if (e->bp_reg == MS_ORC_REG_PREV_SP)
+		w->at[6] = b + (uint64_t)(int64_t)e->bp_offset;
+	else if (e->bp_reg == MS_ORC_REG_BP)
+		w->at[6] = regs[6] + (uint64_t)(int64_t)e->bp_offset;
+}
+
+static int check_at(Dwarf_CFI *cfi, const struct ms_orc_entry *e,
+		    uint64_t pc)
+{
+	Dwarf_Frame *f;
+	Dwarf_Op *ops, mem_ops[3];
+	size_t nops;
+	Dwarf_Addr start, end;
+	bool sig;
+	struct want w;
+	uint64_t cfa, at;
+	int bad = 0;
+
+	for (int i = 0; i < 17; i++)
+		regs[i] = mem(pc * 31 + (uint64_t)i) | 0xffff000000000000;
+	expect(e, &w);
+	if (dwarf_cfi_addrframe(cfi, pc, &f)) {
+		printf("0x%" PRIx64 ": no frame: %s\n", pc, dwarf_errmsg(-1));
+		return 1;
+	}
+	if (dwarf_frame_info(f, &start, &end, &sig) < 0 ||
+	    sig != e->signal || start > pc || end <= pc) {
+		printf("0x%" PRIx64 ": row %#" PRIx64 "..%#" PRIx64
+		       " signal %d, want signal %d\n",
+		       pc, start, end, sig, e->signal);
+		bad = 1;
+	}
+	if (dwarf_frame_cfa(f, &ops, &nops) || !eval(ops, nops, 0, &cfa) ||
+	    (e->type >= MS_ORC_CALL && cfa != w.cfa)) {
+		printf("0x%" PRIx64 ": CFA differs (type %u sp_reg %u)\n", pc,
+		       e->type, e->sp_reg);
+		bad = 1;
+	}
+	for (int r = 0; r < 17 && !bad; r++) {
+		if (r == 7 || dwarf_frame_register(f, r, mem_ops, &ops, &nops))
+			continue;
+		at = nops ? UINT64_MAX : ops ? 1 : 0; /* undefined : same */
+		if (at == UINT64_MAX && !eval(ops, nops, cfa, &at))
+			at = 2;
+		/* No rule: libdw gives the ABI's (undefined if clobbered). */
+		if (w.at[r] == 0 && at == 1 && r != 6 && r != 16)
+			continue;
+		if (at != w.at[r]) {
+			printf("0x%" PRIx64 ": register %d at %#" PRIx64
+			       ", want %#" PRIx64 " (type %u bp_reg %u)\n",
+			       pc, r, at, w.at[r], e->type, e->bp_reg);
+			bad = 1;
+		}
+	}
+	free(f);
+	return bad;
+}
+
+static int check(const struct ms_orc *orc, const char *out)
+{
+	char *buf;
+	size_t len, nrows, checked = 0, bad = 0;
+	struct ms_err err = { 0 };
+	void *cfi_bytes;
+	Dwarf *dw;
+	Dwarf_CFI *cfi;
+	Elf *elf;
+	int fd;
+
+	if (ms_orc_to_debug_frame(orc, &cfi_bytes, &len, &nrows, &err) ||
+	    ms_unwind_elf_bytes(orc, &buf, &len, &err)) {
+		fprintf(stderr, "orccfi: %s\n", err.msg);
+		return 1;
+	}
+	printf("entries: %zu rows: %zu bad: %zu version: %d bytes: %zu\n",
+	       orc->n, nrows, orc->nbad, orc->version, len);
+	free(cfi_bytes);
+	if (out && (fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0) {
+		if (write(fd, buf, len) != (ssize_t)len)
+			return 1;
+		close(fd);
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_memory(buf, len);
+	dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	cfi = dw ? dwarf_getcfi(dw) : NULL;
+	if (!cfi) {
+		fprintf(stderr, "orccfi: libdw: %s\n", dwarf_errmsg(-1));
+		return 1;
+	}
+	for (size_t i = 0; i < orc->n; i++) {
+		const struct ms_orc_entry *e = &orc->e[i];
+
+		bad += check_at(cfi, e, e->ip);
+		if (e->end - 1 != e->ip)
+			bad += check_at(cfi, e, e->end - 1);
+		checked += 1 + (e->end - 1 != e->ip);
+	}
+	printf("checked: %zu mismatches: %zu\n", checked, bad);
+	dwarf_end(dw);
+	elf_end(elf);
+	free(buf);
+	return bad ? 1 : 0;
+}
+
+/* Entries of every kind, in format v's bits, 16 bytes apart. */
+static int synth(int v, struct ms_orc **ret, struct ms_err *err)
+{
+	static const uint8_t sp[] = { 5, 4, 9, 8, 6, 7, 3, 2, 0, 1, 15 };
+	static const uint8_t bp[] = { 0, 1, 4, 5 };
+	uint8_t raw[4 * 11 * 5 * 2][6];
+	uint64_t ip[4 * 11 * 5 * 2];
+	size_t n = 0;
+
+	for (unsigned t = 0; t < 5; t++)
+		for (size_t s = 0; s < sizeof(sp); s++)
+			for (size_t b = 0; b < sizeof(bp); b++)
+				for (unsigned sig = 0; sig < 2; sig++) {
+					int16_t off = (int16_t)(8 * (int)(n % 7) - 16);
+					uint16_t f = (uint16_t)(sp[s] | bp[b] << 4);
+
+					if (v == 3)
+						f |= (uint16_t)(t << 8 | sig << 11);
+					else if (t)
+						f |= (uint16_t)((t - 1) % 4 << 8 |
+								(t == 4) << (v == 2 ? 11 : 10) |
+								(v == 2 ? sig << 10 : 0));
+					memcpy(raw[n], &off, 2);
+					off = (int16_t)(-16 - 8 * (int)(n % 3));
+					memcpy(raw[n] + 2, &off, 2);
+					memcpy(raw[n] + 4, &f, 2);
+					ip[n] = 0xffffffff81000000 + 16 * n;
+					n++;
+				}
+	return ms_orc_from_ips(ip, raw, n, v, "synth", ret, err);
+}
+
+int main(int argc, char **argv)
+{
+	struct ms_err err = { 0 };
+	struct ms_orc *orc = NULL;
+	int r;
+
+	if (argc >= 3 && !strcmp(argv[1], "--synth")) {
+		r = synth(atoi(argv[2]), &orc, &err);
+		argv += 2;
+		argc -= 2;
+	} else if (argc == 5 && !strcmp(argv[1], "--raw")) {
+		char *a, *b;
+		size_t la, lb;
+
+		r = ms_read_file(argv[3], 64 << 20, &a, &la, &err);
+		if (!r)
+			r = ms_read_file(argv[4], 64 << 20, &b, &lb, &err);
+		if (!r)
+			r = ms_orc_from_tables(a, la, 0xffffffff81000000, b,
+					       lb, atoi(argv[2]), "raw", &orc,
+					       &err);
+		argc = 1;
+	} else if (argc >= 2 && argv[1][0] != '-') {
+		struct ms_kimage *k;
+		char rel[64] = "";
+
+		r = ms_kimage_open(argv[1], &k, &err);
+		if (!r && ms_kimage_banner(k))
+			sscanf(ms_kimage_banner(k), "Linux version %63s", rel);
+		if (!r)
+			r = ms_kimage_orc(k, rel, 0, &orc, &err);
+		if (!r)
+			ms_kimage_free(k);
+		argc--;
+		argv++;
+	} else {
+		fprintf(stderr, "usage: orccfi IMAGE|--synth V [OUT] | --raw V IPS ENTS\n");
+		return 2;
+	}
+	if (r) {
+		fprintf(stderr, "orccfi: %s\n", err.msg);
+		return 1;
+	}
+	r = check(orc, argc >= 2 ? argv[1] : NULL);
+	ms_orc_free(orc);
+	return r;
+}
