@@ -380,7 +380,8 @@ int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
 		return ms_err_errno(err, -r, "kallsyms ELF");
 	/* The unwind tables ride along: gdb and lldb read them from here. */
 	if (map->core_orc && em == EM_X86_64 &&
-	    (r = ms_orc_to_debug_frame(map->core_orc, &o.cfi, &o.cfi_len, NULL,
+	    (r = ms_orc_to_debug_frame(map->core_orc, MS_CFI_USER_END, &o.cfi,
+				       &o.cfi_len, NULL,
 				       err))) {
 		free(o.secs);
 		return r;

@@ -114,46 +114,33 @@ static void emit_arch(FILE *out, const struct ms_map *map,
 }
 
 /*
- * gdb: the module's ORC tables as a file of CFI it adds beside the
- * module's own (unwelf.c says why apart). A module without them (another
- * architecture, a kernel without ORC) gets nothing: gdb unwinds it as it
- * always did. lldb finds unwind tables only in the file that holds the
- * address, so it gets none for modules yet.
+ * gdb: the module's ORC tables, gathered into *mods for one file of CFI
+ * at the end (unwscript.c). A module without them (another architecture,
+ * a kernel without ORC) adds nothing: gdb unwinds it as it always did.
+ * lldb finds unwind tables only in the file that holds an address, so it
+ * gets none for modules.
  */
-static int emit_unwind(const struct ms_ctx *ctx, const struct ms_map *map,
-		       const struct ms_layout *l, FILE *out, struct ms_err *err)
+static int gather_unwind(const struct ms_map *map, const struct ms_layout *l,
+			 FILE *out, struct ms_orc **mods, struct ms_err *err)
 {
 	struct ms_orc *orc = NULL;
 	struct ms_err why = { 0 };
-	char *buf = NULL, *path = NULL, *q = NULL;
-	size_t len;
 	int r = ms_layout_orc(l, map->release, &orc, &why);
 
-	if (r == -ENOMEM || (r && r != -ENOENT)) {
-		/* Tables it cannot read are said, not guessed around. */
-		if (r == -ENOMEM) {
-			*err = why;
-			return r;
-		}
+	if (r == -ENOMEM) {
+		*err = why;
+		return r;
+	}
+	/* Tables it cannot read are said, not guessed around. */
+	if (r && r != -ENOENT)
 		fprintf(out, "# %s: no unwind tables: %s\n", l->mod->name,
 			why.msg);
-		return 0;
-	}
 	if (r)
 		return 0;
-	r = ms_unwind_elf_bytes(orc, &buf, &len, err);
-	if (!r)
-		r = ms_cache_store(ctx, buf, len, ".unwind.elf", &path, err);
-	if (!r)
-		r = ms_quote_gdb(path, &q, err);
-	if (!r)
-		fprintf(out,
-			"# %s: unwind tables from its ORC (%zu entries%s)\nadd-symbol-file %s -o 0\n",
-			l->mod->name, orc->n,
-			orc->nbad ? ", some the kernel would refuse" : "", q);
-	free(q);
-	free(path);
-	free(buf);
+	fprintf(out, "# %s: unwind tables from its ORC: %zu entries%s\n",
+		l->mod->name, orc->n,
+		orc->nbad ? ", some the kernel would refuse" : "");
+	r = ms_orc_merge(mods, orc, err);
 	ms_orc_free(orc);
 	return r;
 }
@@ -161,7 +148,8 @@ static int emit_unwind(const struct ms_ctx *ctx, const struct ms_map *map,
 /* One module's commands into out; -ENOENT if its file is not found. */
 static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 		    const struct ms_map *map, const struct ms_module *mod,
-		    FILE *out, struct arch_vote *v, struct ms_err *err)
+		    FILE *out, struct arch_vote *v, struct ms_orc **mods,
+		    struct ms_err *err)
 {
 	struct ms_resolved r = { 0 };
 	int rc = ms_module_resolve(fi, map, mod, so->path, so->debug_file,
@@ -173,7 +161,7 @@ static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 		rc = so->lldb ? ms_emit_lldb(out, r.layout, err) :
 				ms_emit_gdb(out, r.layout, err);
 	if (!rc && !so->lldb)
-		rc = emit_unwind(ms_finder_ctx(fi), map, r.layout, out, err);
+		rc = gather_unwind(map, r.layout, out, mods, err);
 	ms_resolved_clear(&r);
 	return rc;
 }
@@ -296,6 +284,7 @@ static int script_body(FILE *body, struct ms_finder *fi,
 		       const struct ms_script_opts *so, struct arch_vote *v,
 		       struct ms_script_result *res, struct ms_err *err)
 {
+	struct ms_orc *mods = NULL;
 	size_t done = 0;
 	int r = 0;
 
@@ -306,7 +295,7 @@ static int script_body(FILE *body, struct ms_finder *fi,
 
 		if (so->only && !ms_modname_eq(mod->name, so->only))
 			continue;
-		r = emit_one(fi, so, map, mod, body, v, err);
+		r = emit_one(fi, so, map, mod, body, v, &mods, err);
 		/* --all covers what it can; the rest is said, not hidden. */
 		if (r == -ENOENT && !so->only)
 			r = skip(body, mod, res, err) ?
@@ -320,6 +309,13 @@ static int script_body(FILE *body, struct ms_finder *fi,
 			err, ENOENT,
 			"no module file found for any of the %zu modules in %s",
 			map->nmodules, map->origin);
+	if (!r && !so->lldb)
+		r = ms_script_unwind_tail(ms_finder_ctx(fi), body,
+					  so->kernel && !so->vmlinux ?
+						  map->core_orc :
+						  NULL,
+					  mods, err);
+	ms_orc_free(mods);
 	return r;
 }
 

@@ -79,7 +79,7 @@ int ms_unwind_elf_bytes(const struct ms_orc *orc, char **buf_ret,
 			size_t *len_ret, struct ms_err *err)
 {
 	struct cfi c = { 0 };
-	int r = ms_orc_to_debug_frame(orc, &c.buf, &c.len, NULL, err);
+	int r = ms_orc_to_debug_frame(orc, 0, &c.buf, &c.len, NULL, err);
 
 	if (!r)
 		r = ms_fd_bytes(cfi_fd, &c, buf_ret, len_ret, err);

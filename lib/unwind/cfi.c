@@ -464,8 +464,24 @@ static void put_fde(struct out *o, const struct ms_orc *orc, size_t i,
 	end_entry(o, start);
 }
 
-int ms_orc_to_debug_frame(const struct ms_orc *orc, void **buf_ret,
-			  size_t *len_ret, size_t *nrows_ret,
+/* Below every kernel address: the user half on 4- and 5-level paging. */
+#define USER_END (UINT64_C(1) << 56)
+
+static void put_user_fde(struct out *o, size_t cie_off)
+{
+	size_t start = o->len;
+
+	put_le(o, 0, 4);
+	put_le(o, cie_off, 4);
+	put_le(o, 0, 8);
+	put_le(o, USER_END, 8);
+	put8(o, DW_CFA_undefined);
+	put_uleb(o, RA);
+	end_entry(o, start);
+}
+
+int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,
+			  void **buf_ret, size_t *len_ret, size_t *nrows_ret,
 			  struct ms_err *err)
 {
 	struct out o = { 0 };
@@ -475,6 +491,8 @@ int ms_orc_to_debug_frame(const struct ms_orc *orc, void **buf_ret,
 	put_cie(&o, false);
 	cie_signal = o.len;
 	put_cie(&o, true);
+	if ((flags & MS_CFI_USER_END) && (!orc->n || orc->e[0].ip >= USER_END))
+		put_user_fde(&o, cie_plain);
 	for (size_t i = 0; i < orc->n;) {
 		const struct ms_orc_entry *first = &orc->e[i];
 		size_t j = i + 1;

@@ -104,6 +104,12 @@ int ms_orc_from_tables(const void *ips, size_t ips_len, uint64_t ip_base,
  */
 void ms_orc_clip(struct ms_orc *orc, const uint64_t *lo, const uint64_t *hi,
 		 size_t nranges);
+/*
+ * Adds src's entries to *dst (made if NULL), which stays sorted: the
+ * tables of several modules, which do not overlap, in one.
+ */
+int ms_orc_merge(struct ms_orc **dst, const struct ms_orc *src,
+		 struct ms_err *err);
 /* Adds delta to every address (a KASLR offset). */
 void ms_orc_move(struct ms_orc *orc, int64_t delta);
 /* The entry for address ip, or NULL. */
@@ -119,8 +125,15 @@ void ms_orc_free(struct ms_orc *orc);
  * and END_OF_STACK entries have an undefined return address: the
  * debugger stops there. *nrows_ret (may be NULL) gets the rows written.
  */
-int ms_orc_to_debug_frame(const struct ms_orc *orc, void **buf_ret,
-			  size_t *len_ret, size_t *nrows_ret,
+#define MS_CFI_USER_END 0x1
+/*
+ * flags MS_CFI_USER_END: also one FDE over user space (below 2^56) with
+ * an undefined return address, for the core kernel: where a REGS frame
+ * unwinds to user mode, unwind_next_frame() ends the trace; the debugger
+ * shows the user ip as the last frame and stops there.
+ */
+int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,
+			  void **buf_ret, size_t *len_ret, size_t *nrows_ret,
 			  struct ms_err *err);
 
 #endif

@@ -187,7 +187,8 @@ static int check(const struct ms_orc *orc, const char *out)
 	Elf *elf;
 	int fd;
 
-	if (ms_orc_to_debug_frame(orc, &cfi_bytes, &len, &nrows, &err) ||
+	if (ms_orc_to_debug_frame(orc, MS_CFI_USER_END, &cfi_bytes, &len, &nrows,
+				  &err) ||
 	    ms_unwind_elf_bytes(orc, &buf, &len, &err)) {
 		fprintf(stderr, "orccfi: %s\n", err.msg);
 		return 1;
