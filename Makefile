@@ -119,7 +119,7 @@ clean:
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem index
+FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem index orc
 FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_COMMON := -g -O1 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined $(FUZZ_COMMON)

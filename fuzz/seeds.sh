@@ -11,8 +11,8 @@ OUT=${1:?usage: fuzz/seeds.sh OUTDIR}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 . "$(dirname "$0")/../tests/lib.sh"
 set -e
-rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index}
-mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index}
+rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc}
+mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc}
 
 KO=$T/mod/testmod.ko
 R=$T/root
@@ -144,3 +144,20 @@ rsp_pkt() {
 echo "seeds in $OUT:" >&2
 for d in "$OUT"/*/; do echo "  $(basename "$d"): $(ls "$d" | wc -l)" >&2; done
 finish >/dev/null
+
+# orc: fuzz_orc's format byte, then 64 ip offsets and 64 entries of
+# every type and base register, in each format (orc_types.h's bits).
+python3 - "$OUT/orc" <<'PY'
+import struct, sys
+for v in (1, 2, 3):
+    ips, ents = b"", b""
+    for i in range(64):
+        ips += struct.pack("<i", 16 * i - 4 * i)
+        sp, bp, t = (5, 4, 9, 8, 6, 7, 3, 2)[i % 8], (0, 1, 4)[i % 3], i % 5
+        if v == 3:
+            f = sp | bp << 4 | t << 8 | (i & 1) << 11
+        else:
+            f = sp | bp << 4 | (t % 3) << 8 | (i & 1) << 10
+        ents += struct.pack("<hhH", 8 * (i % 5), -16, f)
+    open("%s/v%d.bin" % (sys.argv[1], v), "wb").write(bytes([v - 1]) + ips + ents)
+PY

@@ -7,6 +7,10 @@
  *   orccfi IMAGE [OUT]         the image's own tables (vmlinuz/vmlinux)
  *   orccfi --synth V [OUT]     made-up entries of every kind, format V
  *   orccfi --raw V IPS ENTS    tables from two files (fuzz reproducer)
+ *   orccfi --header HEX REL    the format .orc_header HEX (or "-": none)
+ *                              and release REL say: "version: V"
+ *   orccfi --dump ELF ADDR...  the row libdw finds at each ADDR in the
+ *                              .debug_frame of ELF: "ADDR START END S CFA"
  *
  * For each entry, at its first and last address, with made-up register
  * values and memory (a word at address a reads as a hash of a): the CFA,
@@ -256,12 +260,90 @@ static int synth(int v, struct ms_orc **ret, struct ms_err *err)
 	return ms_orc_from_ips(ip, raw, n, v, "synth", ret, err);
 }
 
+static int header(const char *hex, const char *rel)
+{
+	struct ms_err err = { 0 };
+	uint8_t h[64];
+	size_t n = strlen(hex) / 2;
+	int v;
+
+	if (strcmp(hex, "-") && (n > sizeof(h) || ms_hex_decode(hex, 2 * n, h))) {
+		fprintf(stderr, "orccfi: bad hex\n");
+		return 2;
+	}
+	if (ms_orc_version(strcmp(hex, "-") ? h : NULL, n, rel, "header", &v,
+			   &err)) {
+		fprintf(stderr, "orccfi: %s\n", err.msg);
+		return 1;
+	}
+	printf("version: %d\n", v);
+	return 0;
+}
+
+static void print_op(const Dwarf_Op *op)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31)
+		printf(" breg%d%+" PRId64, op->atom - DW_OP_breg0,
+		       (int64_t)op->number);
+	else if (op->atom == DW_OP_bregx)
+		printf(" breg%" PRIu64 "%+" PRId64, op->number,
+		       (int64_t)op->number2);
+	else
+		printf(" op%#x", op->atom);
+}
+
+static int dump(const char *path, char **addrs, int n)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Dwarf *dw;
+	Dwarf_CFI *cfi;
+
+	elf_version(EV_CURRENT);
+	elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	cfi = dw ? dwarf_getcfi(dw) : NULL;
+	if (!cfi) {
+		fprintf(stderr, "orccfi: %s: %s\n", path, dwarf_errmsg(-1));
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		uint64_t a = strtoull(addrs[i], NULL, 0);
+		Dwarf_Frame *f;
+		Dwarf_Addr start, end;
+		Dwarf_Op *ops;
+		size_t nops;
+		bool sig;
+
+		if (dwarf_cfi_addrframe(cfi, a, &f)) {
+			printf("%#" PRIx64 " none\n", a);
+			continue;
+		}
+		dwarf_frame_info(f, &start, &end, &sig);
+		printf("%#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %d", a, start,
+		       end, sig);
+		if (!dwarf_frame_cfa(f, &ops, &nops))
+			for (size_t k = 0; k < nops; k++)
+				print_op(&ops[k]);
+		printf("\n");
+		free(f);
+	}
+	dwarf_end(dw);
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ms_err err = { 0 };
 	struct ms_orc *orc = NULL;
 	int r;
 
+	if (argc == 4 && !strcmp(argv[1], "--header"))
+		return header(argv[2], argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "--dump"))
+		return dump(argv[2], argv + 3, argc - 3);
 	if (argc >= 3 && !strcmp(argv[1], "--synth")) {
 		r = synth(atoi(argv[2]), &orc, &err);
 		argv += 2;
