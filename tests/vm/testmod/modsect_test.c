@@ -172,17 +172,22 @@ MODULE_PARM_DESC(stack, "write N: modsect_test_stack_fn(N) calls dump_stack()");
 static struct timer_list modsect_test_timer;
 static struct hrtimer modsect_test_hrtimer;
 static int modsect_test_timer_arg;
+/* Counted after dump_stack(): without it gcc makes dump_stack() a tail
+ * call (jmp) of the void callbacks, whose frames then are in no trace. */
+int modsect_test_stops;			/* .bss */
 
 noinline void modsect_test_timer_fn(struct timer_list *t)
 {
 	pr_info("modsect_test: timer %d\n", modsect_test_timer_arg);
 	dump_stack();
+	WRITE_ONCE(modsect_test_stops, modsect_test_stops + 1);
 }
 
 noinline enum hrtimer_restart modsect_test_hrtimer_fn(struct hrtimer *t)
 {
 	pr_info("modsect_test: hrtimer %d\n", modsect_test_timer_arg);
 	dump_stack();
+	WRITE_ONCE(modsect_test_stops, modsect_test_stops + 1);
 	return HRTIMER_NORESTART;
 }
 
@@ -234,6 +239,7 @@ noinline void modsect_test_work_fn(struct work_struct *w)
 {
 	pr_info("modsect_test: work %d\n", modsect_test_work_arg);
 	dump_stack();
+	WRITE_ONCE(modsect_test_stops, modsect_test_stops + 1);
 }
 
 static DECLARE_WORK(modsect_test_work, modsect_test_work_fn);
