@@ -184,15 +184,98 @@ session() {
 session memory 100 "gdb --all --kernel $FIND"
 session image 200 "gdb --all --kernel --kernel-image $VM_KERNEL $FIND"
 
+# --- lldb: the same stops on lldb's own gdb-remote connection --------------
+# lldb 14 cannot attach to a running QEMU guest (README.md): vm_pause
+# first, which stops the guest wherever it is: the first walk, idle1, is
+# that random moment.  lldb has no reason for the end of a walk: BTEND
+# says "lldb: end of the walk" (or "limit").
+cat >"$W/lldbbt.py" <<'EOF_PY'
+import os
+import lldb
+
+
+def ms_stop(debugger, stop, limit=64):
+    print("==STOP %s==" % stop)
+    thread = debugger.GetSelectedTarget().GetProcess().GetSelectedThread()
+    n = 0
+    for f in thread:
+        name = f.GetFunctionName() or (f.GetSymbol().GetName() if f.GetSymbol().IsValid() else None)
+        kind = "inline" if f.IsInlined() else "artificial" if f.IsArtificial() else "normal"
+        print("BT %s %d %s 0x%x %s" % (stop, n, (name or "??").replace(" ", "_"), f.GetPC(), kind))
+        n += 1
+        if n >= limit:
+            print("BTEND %s %d limit" % (stop, n))
+            break
+    else:
+        print("BTEND %s %d lldb: end of the walk" % (stop, n))
+    print("==END %s==" % stop)
+
+
+def ms_send(path, line):
+    with open(path, "w") as f:
+        f.write(line + "\n")
+EOF_PY
+LLDB_PY=$(ls -d /usr/lib/llvm-*/lib/python3*/dist-packages/lldb/__init__.py 2>/dev/null | head -1)
+LLDB_PY=${LLDB_PY%/lldb/__init__.py}
+# lstop NAME BREAK TRIGGER ID: as stop, in lldb; ID the breakpoint's
+# number (`breakpoint delete` of all would ask, and the answer from
+# /dev/null ends lldb, which kills QEMU).
+lstop() {
+	echo "breakpoint set -n $2"
+	echo "script lldbbt.ms_send('$VM_RUN/trigger.in', '$3')"
+	echo "process continue"
+	echo "script lldbbt.ms_stop(lldb.debugger, '$1')"
+	echo "breakpoint delete $4"
+}
+if command -v lldb >/dev/null; then
+	vm_pause
+	{
+		echo "settings set auto-confirm true"
+		echo "gdb-remote 127.0.0.1:$VM_GDB_PORT"
+		echo "command script import $TOP/share/lldb/modsect.py"
+		echo "command script import $W/lldbbt.py"
+		echo "script import time; _t0 = time.time()"
+		echo "modsect lldb --all --kernel $FIND"
+		echo "script print('TIME %.2f' % (time.time() - _t0))"
+		echo "script lldbbt.ms_stop(lldb.debugger, 'idle1')"
+		lstop stack modsect_test_stack_fn "param stack 301" 1
+		lstop timer modsect_test_timer_fn "param timer 302" 2
+		lstop hrtimer modsect_test_hrtimer_fn "param hrtimer 303" 3
+		lstop work modsect_test_work_fn "param work 304" 4
+		lstop warn __warn "warn 305" 5
+		echo "process detach"
+	} >"$W/lldb.lldb"
+	rc=0
+	PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} timeout "$GDB_TIMEOUT" lldb -b -s "$W/lldb.lldb" \
+		>"$W/lldb.out" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || not_ok "[lldb] lldb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+	t=$(sed -n 's/^TIME //p' "$W/lldb.out")
+	echo "bench: in-lldb load seconds ${t:-?}"
+	if vm_wait_for "^==MODSECT-ACK [0-9]+ warn 305 rc=0==\$" 60; then
+		ok "[lldb] the guest ran every trigger and on after detach"
+	else
+		not_ok "[lldb] the guest did not acknowledge the last trigger after detach"
+		vm_resume || true
+	fi
+	LLDB_OUT="$W/lldb.out 300"
+else
+	not_ok "[lldb] no lldb (apt-get install -y lldb)"
+	LLDB_OUT=
+fi
+
+# The kernel's traces: the guest's dmesg, or if the guest is gone (a
+# debugger that quits kills QEMU) what its console printed.
 if vm_cmd dmesg 60; then
 	vm_section "dmesg-$VM_LAST_ACK" >"$W/dmesg.txt"
 else
-	not_ok "the guest's dmesg"
+	tr -d '\r' <"$VM_RUN/console.log" >"$W/dmesg.txt"
+	echo "note: the guest's dmesg did not come; the kernel's traces are the console's"
 fi
 
 # The comparison (python3): the kernel's traces and gdb's walks, one result
 # line per check: "P DESC" (ok), "F DESC" (not ok), "D TEXT" (detail).
-python3 - "$W/dmesg.txt" "$W/memory.out" 100 "$W/image.out" 200 >"$W/results" <<'EOF_PY'
+# shellcheck disable=SC2086 # LLDB_OUT: FILE BASE, or nothing
+python3 - "$W/dmesg.txt" "$W/memory.out" 100 "$W/image.out" 200 $LLDB_OUT >"$W/results" <<'EOF_PY'
 import re, sys
 
 FRAME = re.compile(r"^(\? )?([A-Za-z0-9_.$]+)\+0x[0-9a-f]+/0x[0-9a-f]+( \[.*\])?$")
@@ -226,7 +309,7 @@ def ktrace(marker):
     if not idx:
         return None
     i = idx[-1]
-    t = {"frames": [], "rip": None, "lines": []}
+    t = {"frames": [], "rip": None, "lines": [], "user": None}
     j = i + 1
     while j < len(dmesg) and j < i + 80 and dmesg[j].strip() != "Call Trace:":
         m = re.match(r"^RIP: 00[0-9a-f]+:([A-Za-z0-9_.$]+)\+", dmesg[j].strip())
@@ -258,6 +341,10 @@ def ktrace(marker):
         if m:
             t["frames"].append((m.group(1), False, ctx))
             continue
+        m = re.match(r"^RIP: 0033:(0x[0-9a-f]+)$", s)
+        if m:
+            t["user"] = int(m.group(1), 16)
+            continue
         if REGS.match(s) or s.startswith("R") and ":" in s[:5]:
             continue
         break
@@ -287,13 +374,21 @@ def gwalk(path, stop):
     return (fr, end, text) if on else None
 
 
-def side(g, k):
-    rows = ["%-3s %-40s %s" % ("#", "gdb", "kernel")]
+def side(g, k, d="gdb"):
+    rows = ["%-3s %-40s %s" % ("#", d, "kernel")]
     for i in range(max(len(g), len(k))):
         a = g[i] if i < len(g) else ""
         b = k[i] if i < len(k) else ""
         rows.append("%-3d %-40s %s%s" % (i, a, b, "" if a == b else "   <--"))
     return rows
+
+
+def user_tail(fr, t):
+    """FR without a last frame at the user-mode RIP the kernel printed
+    after its trace (a system call's): that frame is the kernel's too."""
+    if fr and t and t.get("user") is not None and fr[-1][0] == "??" and fr[-1][1] == "0x%x" % t["user"]:
+        return fr[:-1], " (then user space at %s, as the kernel's RIP: 0033 line)" % fr[-1][1]
+    return fr, ""
 
 
 def clean_end(name, stop, fr, end, text, klast):
@@ -303,7 +398,7 @@ def clean_end(name, stop, fr, end, text, klast):
         bad.append("'??' frame at #%d" % names.index("??"))
     if names and klast and norm(names[-1]) != norm(klast):
         bad.append("last frame %s, the kernel's %s" % (names[-1], klast))
-    if end != "outermost":
+    if end not in ("outermost", "lldb: end of the walk"):
         bad.append("walk ended by: %s" % end)
     for l in text:
         if "Backtrace stopped" in l or "corrupt stack" in l:
@@ -311,29 +406,35 @@ def clean_end(name, stop, fr, end, text, klast):
     return bad
 
 
-def compare(sess, stop, fr, end, text, want, extra=""):
-    """gdb's non-inline frames == WANT (names); both lists printed side by
-    side on a mismatch."""
+def compare(sess, stop, fr, end, text, want, extra="", t=None):
+    """The debugger's non-inline frames == WANT (names); both lists
+    printed side by side on a mismatch."""
+    fr, tail = user_tail(fr, t)
+    extra += tail
     got = [norm(f[0]) for f in fr if f[2] != "inline"]
     sig = [f[0] for f in fr if f[2] == "signal"]
     sigs = " (signal frames: %s)" % ", ".join(sig) if sig else ""
     bad = clean_end(sess, stop, fr, end, text, want[-1] if want else None)
     if got == want and not bad:
-        out("P", "[%s] %s: gdb's bt == the kernel's trace, %d frames%s%s" % (sess, stop, len(want), extra, sigs))
+        out("P", "[%s] %s: %s's bt == the kernel's trace, %d frames%s%s" % (sess, stop, dbg(sess), len(want), extra, sigs))
         return
     n = 0
     while n < min(len(got), len(want)) and got[n] == want[n]:
         n += 1
-    out("F", "[%s] %s: gdb's bt differs from the kernel's from frame #%d on (%d right of %d; gdb %d frames, %s)%s%s"
-        % (sess, stop, n, n, len(want), len(got), end, extra, sigs))
+    out("F", "[%s] %s: %s's bt differs from the kernel's from frame #%d on (%d right of %d; %s %d frames, %s)%s%s"
+        % (sess, stop, dbg(sess), n, n, len(want), dbg(sess), len(got), end, extra, sigs))
     for b in bad:
         out("D", b)
-    for r in side(got, want):
+    for r in side(got, want, dbg(sess)):
         out("D", r)
 
 
+def dbg(sess):
+    return "lldb" if sess == "lldb" else "gdb"
+
+
 idle_ref = {}
-for path, base in ((sys.argv[2], int(sys.argv[3])), (sys.argv[4], int(sys.argv[5]))):
+for path, base in zip(sys.argv[2::2], map(int, sys.argv[3::2])):
     sess = path.rsplit("/", 1)[-1][:-4]
     # the kernel side of each stop
     stops = {"stack": (1, "modsect_test_stack_fn"), "timer": (2, "modsect_test_timer_fn"),
@@ -354,13 +455,13 @@ for path, base in ((sys.argv[2], int(sys.argv[3])), (sys.argv[4], int(sys.argv[5
             idle_ref.setdefault(sess, want[want.index("do_idle"):])
             idle_ref.setdefault("any", want[want.index("do_idle"):])
         if g is None or not g[0]:
-            out("F", "[%s] %s: breakpoint on %s not hit (no walk in gdb's output)" % (sess, stop, fn))
+            out("F", "[%s] %s: breakpoint on %s not hit (no walk in %s's output)" % (sess, stop, fn, dbg(sess)))
             continue
         if norm(g[0][0][0]) != fn:
             out("F", "[%s] %s: gdb stopped in %s, not %s" % (sess, stop, g[0][0][0], fn))
             continue
         out("P", "[%s] %s: breakpoint on %s hit" % (sess, stop, fn))
-        compare(sess, stop, g[0], g[1], g[2], want)
+        compare(sess, stop, g[0], g[1], g[2], want, t=t)
 
     # warn: the kernel's WARN trace (its RIP line, then the Call Trace)
     t = ktrace("modsect_test: warn %d" % (base + 5))
@@ -377,12 +478,13 @@ for path, base in ((sys.argv[2], int(sys.argv[3])), (sys.argv[4], int(sys.argv[5
         else:
             out("P", "[%s] warn: breakpoint on __warn hit" % sess)
             fr, end, text = g
+            fr, tail = user_tail(fr, t)
             got = [norm(f[0]) for f in fr if f[2] != "inline"]
             n = len(kref)
             bad = clean_end(sess, "warn", fr, end, text, kref[-1])
             head = got[:-n] if len(got) >= n else got
             if got[-n:] != kref:
-                bad.append("gdb's last %d frames are not the kernel's RIP function and its frames" % n)
+                bad.append("%s's last %d frames are not the kernel's RIP function and its frames" % (dbg(sess), n))
             elif not head or head[-1] != "asm_exc_invalid_op":
                 bad.append("the frame before %s is %s, not asm_exc_invalid_op" % (kref[0], head[-1] if head else "none"))
             else:
@@ -390,14 +492,14 @@ for path, base in ((sys.argv[2], int(sys.argv[3])), (sys.argv[4], int(sys.argv[5
                 if extra:
                     bad.append("frames before asm_exc_invalid_op neither '?' entries nor __warn's callers: %s" % " ".join(extra))
             if not bad:
-                out("P", "[%s] warn: gdb's bt ends with the kernel's %d frames after asm_exc_invalid_op (%d frames before)" % (sess, n, len(head)))
+                out("P", "[%s] warn: %s's bt ends with the kernel's %d frames after asm_exc_invalid_op (%d frames before)%s" % (sess, dbg(sess), n, len(head), tail))
             else:
-                out("F", "[%s] warn: gdb's bt does not end with asm_exc_invalid_op and the kernel's trace (gdb %d frames, %s)" % (sess, len(got), end))
+                out("F", "[%s] warn: %s's bt does not end with asm_exc_invalid_op and the kernel's trace (%s %d frames, %s)" % (sess, dbg(sess), dbg(sess), len(got), end))
                 for b in bad:
                     out("D", b)
                 # gdb's frames aligned on the kernel's at the end
                 pad = max(0, len(got) - n)
-                for r in side(got, [""] * pad + kref):
+                for r in side(got, [""] * pad + kref, dbg(sess)):
                     out("D", r)
 
     # idle: gdb's frames from do_idle on == a kernel timer trace's
@@ -413,13 +515,16 @@ for path, base in ((sys.argv[2], int(sys.argv[3])), (sys.argv[4], int(sys.argv[5
             continue
         got = [norm(f[0]) for f in fr if f[2] != "inline"]
         if "do_idle" not in got:
-            out("F", "[%s] idle%d: stopped in %s; gdb's bt has no do_idle (gdb %d frames, %s)" % (sess, i, at, len(got), end))
+            out("F", "[%s] idle%d: stopped in %s; %s's bt has no do_idle (%s %d frames, %s)" % (sess, i, at, dbg(sess), dbg(sess), len(got), end))
             for b in clean_end(sess, "idle", fr, end, text, ref[-1]):
                 out("D", b)
-            for r in side(got, ref):
+            for r in side(got, ref, dbg(sess)):
                 out("D", r)
             continue
         k = [j for j, f in enumerate(fr) if f[2] != "inline" and norm(f[0]) == "do_idle"][0]
+        if "??" in [f[0] for f in fr[:k]]:
+            out("F", "[%s] idle%d: stopped in %s; a '??' frame above do_idle" % (sess, i, at))
+            continue
         compare(sess, "idle%d" % i, fr[k:], end, text, ref, " (stopped in %s, %d frames above do_idle)" % (at, got.index("do_idle")))
 EOF_PY
 while read -r kind line; do
