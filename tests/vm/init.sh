@@ -7,7 +7,8 @@
 #        ==MODSECT-READY==, then one ==MODSECT-ACK <k> <cmd> rc=<rc>== per
 #        trigger command
 # ttyS2  trigger commands from the host, one per line:
-#        poke N | warn [N] | dmesg | ksyms NAME... | race N | quit
+#        poke N | warn [N] | dmesg | ksyms NAME... | race N | quit |
+#        param NAME VALUE
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -301,6 +302,12 @@ while :; do
 			rmmod modsect_test && insmod /modules/99-modsect_test.ko || rc=$?
 		done
 		echo 13 >/sys/module/modsect_test/parameters/poke || rc=$?
+		;;
+	param)
+		# param NAME VALUE: write VALUE to the test module's parameter
+		# NAME (tests/vm/unwind.sh: stack, timer, hrtimer, work)
+		set -- $arg
+		echo "$2" >"/sys/module/modsect_test/parameters/$1" || rc=$?
 		;;
 	dmesg)
 		begin "dmesg-$k"

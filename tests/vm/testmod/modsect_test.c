@@ -16,6 +16,15 @@
  * Parameters (in /sys/module/modsect_test/parameters/):
  *   poke   write N -> modsect_test_poke(N)  (gdb breakpoint target)
  *   warn   write N -> modsect_test_warn(N) -> inline helper doing WARN(1, ...)
+ *   stack  write N -> modsect_test_stack_fn(N) -> dump_stack()
+ *   timer  write N -> a timer_list N ms later (at least a jiffy) whose
+ *          modsect_test_timer_fn() calls dump_stack() (softirq, IRQ stack)
+ *   hrtimer  write N -> an hrtimer N ms later whose modsect_test_hrtimer_fn()
+ *          calls dump_stack() (hard interrupt)
+ *   work   write N -> schedule_work(); modsect_test_work_fn() calls
+ *          dump_stack() in a kworker
+ * Each prints "modsect_test: <what> N" just before its dump_stack(), so a
+ * test finds the kernel's own trace of that stop (tests/vm/unwind.sh).
  */
 #include <linux/init.h>
 #include <linux/kernel.h>
@@ -25,6 +34,10 @@
 #include <linux/smp.h>
 #include <linux/bug.h>
 #include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/hrtimer.h>
+#include <linux/workqueue.h>
+#include <linux/jiffies.h>
 
 int modsect_test_data = 0x5ec7;		/* .data */
 int modsect_test_bss;			/* .bss */
@@ -119,10 +132,148 @@ static const struct kernel_param_ops warn_ops = {
 module_param_cb(warn, &warn_ops, NULL, 0644);
 MODULE_PARM_DESC(warn, "write N: triggers a WARN() from an inlined helper");
 
+/*
+ * Stops for unwinding tests: each a noinline module function that calls
+ * dump_stack(), so the kernel prints its own trace from the same point a
+ * debugger's breakpoint on the function stops at.
+ */
+int modsect_test_last_stack;		/* .bss */
+
+noinline int modsect_test_stack_fn(int value)
+{
+	modsect_test_last_stack = value;
+	pr_info("modsect_test: stack %d\n", value);
+	dump_stack();
+	return value + 1;
+}
+
+static int stack_set(const char *val, const struct kernel_param *kp)
+{
+	int v = 0;
+
+	if (kstrtoint(strim((char *)val), 0, &v))
+		v = -1;
+	modsect_test_stack_fn(v);
+	return 0;
+}
+
+static int stack_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", modsect_test_last_stack);
+}
+
+static const struct kernel_param_ops stack_ops = {
+	.set = stack_set,
+	.get = stack_get,
+};
+module_param_cb(stack, &stack_ops, NULL, 0644);
+MODULE_PARM_DESC(stack, "write N: modsect_test_stack_fn(N) calls dump_stack()");
+
+static struct timer_list modsect_test_timer;
+static struct hrtimer modsect_test_hrtimer;
+static int modsect_test_timer_arg;
+/* Counted after dump_stack(): without it gcc makes dump_stack() a tail
+ * call (jmp) of the void callbacks, whose frames then are in no trace. */
+int modsect_test_stops;			/* .bss */
+
+noinline void modsect_test_timer_fn(struct timer_list *t)
+{
+	pr_info("modsect_test: timer %d\n", modsect_test_timer_arg);
+	dump_stack();
+	WRITE_ONCE(modsect_test_stops, modsect_test_stops + 1);
+}
+
+noinline enum hrtimer_restart modsect_test_hrtimer_fn(struct hrtimer *t)
+{
+	pr_info("modsect_test: hrtimer %d\n", modsect_test_timer_arg);
+	dump_stack();
+	WRITE_ONCE(modsect_test_stops, modsect_test_stops + 1);
+	return HRTIMER_NORESTART;
+}
+
+static int timer_set(const char *val, const struct kernel_param *kp)
+{
+	int v = 0;
+
+	if (kstrtoint(strim((char *)val), 0, &v))
+		return -EINVAL;
+	modsect_test_timer_arg = v;
+	mod_timer(&modsect_test_timer, jiffies + 1 + msecs_to_jiffies(max(v, 0)));
+	return 0;
+}
+
+static int timer_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", modsect_test_timer_arg);
+}
+
+static const struct kernel_param_ops timer_ops = {
+	.set = timer_set,
+	.get = timer_get,
+};
+module_param_cb(timer, &timer_ops, NULL, 0644);
+MODULE_PARM_DESC(timer, "write N: a timer N ms later whose callback calls dump_stack()");
+
+static int hrtimer_set(const char *val, const struct kernel_param *kp)
+{
+	int v = 0;
+
+	if (kstrtoint(strim((char *)val), 0, &v))
+		return -EINVAL;
+	modsect_test_timer_arg = v;
+	hrtimer_start(&modsect_test_hrtimer, ms_to_ktime(max(v, 1)),
+		      HRTIMER_MODE_REL);
+	return 0;
+}
+
+static const struct kernel_param_ops hrtimer_ops = {
+	.set = hrtimer_set,
+	.get = timer_get,
+};
+module_param_cb(hrtimer, &hrtimer_ops, NULL, 0644);
+MODULE_PARM_DESC(hrtimer, "write N: an hrtimer N ms later whose callback calls dump_stack()");
+
+static int modsect_test_work_arg;
+
+noinline void modsect_test_work_fn(struct work_struct *w)
+{
+	pr_info("modsect_test: work %d\n", modsect_test_work_arg);
+	dump_stack();
+	WRITE_ONCE(modsect_test_stops, modsect_test_stops + 1);
+}
+
+static DECLARE_WORK(modsect_test_work, modsect_test_work_fn);
+
+static int work_set(const char *val, const struct kernel_param *kp)
+{
+	int v = 0;
+
+	if (kstrtoint(strim((char *)val), 0, &v))
+		v = -1;
+	modsect_test_work_arg = v;
+	schedule_work(&modsect_test_work);
+	return 0;
+}
+
+static int work_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", modsect_test_work_arg);
+}
+
+static const struct kernel_param_ops work_ops = {
+	.set = work_set,
+	.get = work_get,
+};
+module_param_cb(work, &work_ops, NULL, 0644);
+MODULE_PARM_DESC(work, "write N: schedule_work(); modsect_test_work_fn() calls dump_stack()");
+
 static int __init modsect_test_init(void)
 {
 	int cpu;
 
+	timer_setup(&modsect_test_timer, modsect_test_timer_fn, 0);
+	hrtimer_init(&modsect_test_hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	modsect_test_hrtimer.function = modsect_test_hrtimer_fn;
 	for_each_possible_cpu(cpu)
 		per_cpu(modsect_test_pcpu, cpu) = 100 + cpu;
 	this_cpu_inc(modsect_test_pcpu);
@@ -135,6 +286,9 @@ static int __init modsect_test_init(void)
 
 static void __exit modsect_test_exit(void)
 {
+	del_timer_sync(&modsect_test_timer);
+	hrtimer_cancel(&modsect_test_hrtimer);
+	cancel_work_sync(&modsect_test_work);
 	pr_info("modsect_test: unloaded data=%d\n", modsect_test_data);
 }
 

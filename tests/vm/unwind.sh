@@ -1,0 +1,539 @@
+#!/bin/bash
+# tests/vm/unwind.sh - gdb's `bt` on a stock kernel against the kernel's own
+# unwinder (#22), with modsect's symbols and no debug vmlinux.
+#
+#   MODSECT=./modsect tests/vm/unwind.sh
+#   MODSECT_VM_KERNEL=6.12-amd64 MODSECT=./modsect tests/vm/unwind.sh
+#
+# One boot.  gdb attached to QEMU's gdbstub sources share/gdb/modsect.py
+# and runs `modsect gdb --all --kernel` (session "memory"), then in a second
+# session `... --kernel --kernel-image VMLINUZ` ("image").  In each, the
+# stops (the test module's functions each call dump_stack(), so the kernel
+# prints its own trace from the same point):
+#   idle     gdb interrupts the guest at a random moment while it idles
+#   stack    break modsect_test_stack_fn; the guest writes `stack`
+#            (a system call: entry_SYSCALL_64)
+#   timer    break modsect_test_timer_fn (timer_list, softirq on the IRQ
+#            stack, interrupting the idle loop or a task)
+#   hrtimer  break modsect_test_hrtimer_fn (hard interrupt)
+#   work     break modsect_test_work_fn (a kworker, down to ret_from_fork)
+#   warn     break __warn; the guest writes `warn` (WARN in the module:
+#            the exception frame asm_exc_invalid_op)
+# At each: `bt 64`, and gdb.newest_frame()/older() (at most 64 frames):
+# name, pc, frame type, and why the walk ended.  Then the guest's dmesg
+# gives the kernel's traces, found by the module's "modsect_test: WHAT N"
+# line before each.  Checks per session and stop (inline frames of the
+# module's DWARF dropped; the kernel's '? ' entries are not frames):
+#   stack, timer, hrtimer, work: gdb's frames == the kernel's from the
+#     module function on (dump_stack_lvl... before it dropped);
+#   warn: gdb's frames end with the kernel's RIP function and its frames;
+#     just before those, asm_exc_invalid_op; before that only __warn's
+#     callers up to exc_invalid_op or functions the kernel lists as '?';
+#   idle: gdb's frames from do_idle on == the task part of a kernel timer
+#     trace that interrupted the idle loop, from do_idle on;
+#   and every walk ends cleanly: no '??' frame, the last frame the
+#     kernel's last, gdb's reason "outermost", no "Backtrace stopped".
+# The kernel side (the stop hit, its trace found and parsed) is checked
+# on its own, so that today's failures are the bt's alone.  Prints "ok -
+# unwind: ..." / "not ok - unwind: ..." with a side-by-side listing on a
+# mismatch, "bench:" lines (in-gdb load times), then "N passed, N failed";
+# exit 1 if anything failed.  Run as root (see README.md).
+set -u
+unset DEBUGINFOD_URLS
+. "$(dirname "$0")/lib.sh"
+
+TOP=$(cd "$VM_DIR/../.." && pwd)
+GDB_TIMEOUT=${MODSECT_VM_GDB_TIMEOUT:-300}
+# Stops at random moments in idle, per session.
+NIDLE=${MODSECT_VM_UNWIND_IDLE:-3}
+vm_modsect "$TOP/modsect"
+
+if [ "$VM_ARCH" != x86_64 ]; then
+	ok "ORC unwinding (skipped on $VM_PROFILE: not x86-64, which alone has ORC)"
+	summary
+	exit
+fi
+
+vm_setup
+vm_start
+W=$VM_RUN/unwind
+rm -rf "$W"
+mkdir -p "$W"
+FIND="${VM_MODDIR_ARGS[*]} --search $VM_OUT/testmod"
+
+# The gdb Python that records a walk: "BT STOP N NAME PC TYPE" per frame
+# (NAME '??' where gdb has none), then "BTEND STOP N REASON" (why gdb
+# found no older frame, or "limit" after 64 frames).
+cat >"$W/bt.py" <<'EOF_PY'
+import gdb
+
+_TYPES = {gdb.NORMAL_FRAME: "normal", gdb.INLINE_FRAME: "inline",
+          gdb.SIGTRAMP_FRAME: "signal", gdb.DUMMY_FRAME: "dummy",
+          gdb.TAILCALL_FRAME: "tailcall", gdb.ARCH_FRAME: "arch"}
+
+
+def ms_bt(stop, limit=64):
+    try:
+        f = gdb.newest_frame()
+    except gdb.error as e:
+        print("BTEND %s 0 error: %s" % (stop, e))
+        return
+    n = 0
+    while True:
+        try:
+            name = f.name() or "??"
+        except gdb.error:
+            name = "??"
+        try:
+            pc = "0x%x" % f.pc()
+        except gdb.error:
+            pc = "?"
+        print("BT %s %d %s %s %s" % (stop, n, name.replace(" ", "_"), pc,
+                                     _TYPES.get(f.type(), str(f.type()))))
+        n += 1
+        if n >= limit:
+            print("BTEND %s %d limit" % (stop, n))
+            return
+        try:
+            older = f.older()
+        except gdb.error as e:
+            print("BTEND %s %d error: %s" % (stop, n, e))
+            return
+        if older is None:
+            print("BTEND %s %d %s" % (stop, n,
+                  gdb.frame_stop_reason_string(f.unwind_stop_reason())))
+            return
+        f = older
+
+
+def ms_stop(stop):
+    print("==STOP %s==" % stop)
+    try:
+        print(gdb.execute("bt 64", to_string=True), end="")
+    except gdb.error as e:
+        print("BT-ERROR %s" % e)
+    ms_bt(stop)
+    print("==END %s==" % stop)
+
+
+def ms_interrupt_later(lo, hi):
+    """SIGINT to gdb itself after a random time: gdb, in `continue`,
+    stops the target (QEMU) wherever it is."""
+    import os, random, signal, threading
+    threading.Timer(random.uniform(lo, hi),
+                    lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+EOF_PY
+
+# stop NAME BREAK TRIGGER: the gdb lines of one stop: a breakpoint on
+# BREAK, the guest told TRIGGER (it waits in the UART while gdb holds the
+# guest), continue, the walk, the breakpoint deleted.
+stop() {
+	echo "break $2"
+	echo "shell printf '%s\\n' '$3' > $VM_RUN/trigger.in"
+	echo "continue"
+	echo "python ms_stop('$1')"
+	echo "delete"
+}
+
+# session NAME BASE MODSECT-ARGS: one gdb session, all stops; the
+# triggers' values are BASE + 1...  Output in $W/NAME.out.
+session() {
+	local name=$1 b=$2 args=$3 i
+	{
+		echo "set pagination off"
+		echo "set confirm off"
+		echo "set width 0"
+		echo "set height 0"
+		echo "target remote 127.0.0.1:$VM_GDB_PORT"
+		echo "source $TOP/share/gdb/modsect.py"
+		echo "source $W/bt.py"
+		echo "python import time; _t0 = time.time()"
+		vm_gdb_try "modsect $args"
+		echo "python print('TIME %.2f' % (time.time() - _t0))"
+		for i in $(seq "$NIDLE"); do
+			echo "python ms_interrupt_later(0.5, 3.0)"
+			echo "continue"
+			echo "python ms_stop('idle$i')"
+		done
+		stop stack modsect_test_stack_fn "param stack $((b + 1))"
+		stop timer modsect_test_timer_fn "param timer $((b + 2))"
+		stop hrtimer modsect_test_hrtimer_fn "param hrtimer $((b + 3))"
+		stop work modsect_test_work_fn "param work $((b + 4))"
+		stop warn __warn "warn $((b + 5))"
+		echo "detach"
+	} >"$W/$name.gdb"
+	local rc=0 t
+	timeout "$GDB_TIMEOUT" "$(vm_gdb)" -q -nx -batch -x "$W/$name.gdb" >"$W/$name.out" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || not_ok "[$name] gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+	if grep -q '^NO ERROR$' "$W/$name.out"; then
+		ok "[$name] in-gdb 'modsect $args' loaded"
+	else
+		not_ok "[$name] in-gdb 'modsect $args' failed"
+		grep -m 3 '^GDB ERROR' "$W/$name.out" | detail
+	fi
+	t=$(sed -n 's/^TIME //p' "$W/$name.out")
+	echo "bench: in-gdb $name load seconds ${t:-?}"
+	# The guest ran on: the warn command's ack (it comes after its dmesg).
+	if vm_wait_for "^==MODSECT-ACK [0-9]+ warn $((b + 5)) rc=0==\$" 60; then
+		ok "[$name] the guest ran every trigger and on after detach"
+	else
+		not_ok "[$name] the guest did not acknowledge the last trigger after detach"
+	fi
+}
+
+session memory 100 "gdb --all --kernel $FIND"
+session image 200 "gdb --all --kernel --kernel-image $VM_KERNEL $FIND"
+
+# --- lldb: the same stops on lldb's own gdb-remote connection --------------
+# lldb 14 cannot attach to a running QEMU guest (README.md): vm_pause
+# first, which stops the guest wherever it is: the first walk, idle1, is
+# that random moment.  lldb has no reason for the end of a walk: BTEND
+# says "lldb: end of the walk" (or "limit").
+cat >"$W/lldbbt.py" <<'EOF_PY'
+import os
+import lldb
+
+
+def ms_stop(debugger, stop, limit=64):
+    print("==STOP %s==" % stop)
+    thread = debugger.GetSelectedTarget().GetProcess().GetSelectedThread()
+    n = 0
+    for f in thread:
+        name = f.GetFunctionName() or (f.GetSymbol().GetName() if f.GetSymbol().IsValid() else None)
+        kind = "inline" if f.IsInlined() else "artificial" if f.IsArtificial() else "normal"
+        print("BT %s %d %s 0x%x %s" % (stop, n, (name or "??").replace(" ", "_"), f.GetPC(), kind))
+        n += 1
+        if n >= limit:
+            print("BTEND %s %d limit" % (stop, n))
+            break
+    else:
+        print("BTEND %s %d lldb: end of the walk" % (stop, n))
+    print("==END %s==" % stop)
+
+
+def ms_send(path, line):
+    with open(path, "w") as f:
+        f.write(line + "\n")
+EOF_PY
+LLDB_PY=$(ls -d /usr/lib/llvm-*/lib/python3*/dist-packages/lldb/__init__.py 2>/dev/null | head -1)
+LLDB_PY=${LLDB_PY%/lldb/__init__.py}
+# lstop NAME BREAK TRIGGER ID: as stop, in lldb; ID the breakpoint's
+# number (`breakpoint delete` of all would ask, and the answer from
+# /dev/null ends lldb, which kills QEMU).
+lstop() {
+	echo "breakpoint set -n $2"
+	echo "script lldbbt.ms_send('$VM_RUN/trigger.in', '$3')"
+	echo "process continue"
+	echo "script lldbbt.ms_stop(lldb.debugger, '$1')"
+	echo "breakpoint delete $4"
+}
+if command -v lldb >/dev/null; then
+	vm_pause
+	{
+		echo "settings set auto-confirm true"
+		echo "gdb-remote 127.0.0.1:$VM_GDB_PORT"
+		echo "command script import $TOP/share/lldb/modsect.py"
+		echo "command script import $W/lldbbt.py"
+		echo "script import time; _t0 = time.time()"
+		echo "modsect lldb --all --kernel $FIND"
+		echo "script print('TIME %.2f' % (time.time() - _t0))"
+		echo "script lldbbt.ms_stop(lldb.debugger, 'idle1')"
+		lstop stack modsect_test_stack_fn "param stack 301" 1
+		lstop timer modsect_test_timer_fn "param timer 302" 2
+		lstop hrtimer modsect_test_hrtimer_fn "param hrtimer 303" 3
+		lstop work modsect_test_work_fn "param work 304" 4
+		lstop warn __warn "warn 305" 5
+		echo "process detach"
+	} >"$W/lldb.lldb"
+	rc=0
+	PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} timeout "$GDB_TIMEOUT" lldb -b -s "$W/lldb.lldb" \
+		>"$W/lldb.out" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || not_ok "[lldb] lldb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+	t=$(sed -n 's/^TIME //p' "$W/lldb.out")
+	echo "bench: in-lldb load seconds ${t:-?}"
+	if vm_wait_for "^==MODSECT-ACK [0-9]+ warn 305 rc=0==\$" 60; then
+		ok "[lldb] the guest ran every trigger and on after detach"
+	else
+		not_ok "[lldb] the guest did not acknowledge the last trigger after detach"
+		vm_resume || true
+	fi
+	LLDB_OUT="$W/lldb.out 300"
+else
+	not_ok "[lldb] no lldb (apt-get install -y lldb)"
+	LLDB_OUT=
+fi
+
+# The kernel's traces: the guest's dmesg, or if the guest is gone (a
+# debugger that quits kills QEMU) what its console printed.
+if vm_cmd dmesg 60; then
+	vm_section "dmesg-$VM_LAST_ACK" >"$W/dmesg.txt"
+else
+	tr -d '\r' <"$VM_RUN/console.log" >"$W/dmesg.txt"
+	echo "note: the guest's dmesg did not come; the kernel's traces are the console's"
+fi
+
+# The comparison (python3): the kernel's traces and gdb's walks, one result
+# line per check: "P DESC" (ok), "F DESC" (not ok), "D TEXT" (detail).
+# shellcheck disable=SC2086 # LLDB_OUT: FILE BASE, or nothing
+python3 - "$W/dmesg.txt" "$W/memory.out" 100 "$W/image.out" 200 $LLDB_OUT >"$W/results" <<'EOF_PY'
+import re, sys
+
+FRAME = re.compile(r"^(\? )?([A-Za-z0-9_.$]+)\+0x[0-9a-f]+/0x[0-9a-f]+( \[.*\])?$")
+REGS = re.compile(r"^(RIP|Code|RSP|RAX|RDX|RBP|R10|R13|FS|CS|CR2|DR0|DR3|PKRU|EFLAGS|ORIG_RAX):")
+
+
+def out(kind, text):
+    print(kind, text)
+
+
+def strip_ts(line):
+    return re.sub(r"^\[ *[0-9]+\.[0-9]+\] ?", "", line.rstrip("\n"))
+
+
+def norm(name):
+    # foo.isra.0, foo.cold, foo.constprop.0 -> foo (gdb's DWARF name)
+    return name.split(".")[0].split("[")[0]
+
+
+dmesg = [strip_ts(l) for l in open(sys.argv[1], errors="replace")]
+
+
+def ktrace(marker):
+    """The kernel's trace after the last line equal to MARKER: a dict with
+    frames [(name, is_q, ctx)] and rip (the first RIP line's function,
+    before the Call Trace).  A RIP line of kernel text inside the trace
+    (the context an interrupt or exception stopped, whose regs the kernel
+    prints instead of a line for regs->ip) is a frame."""
+    idx = [i for i, l in enumerate(dmesg) if l.strip() == marker
+           or l.endswith("] " + marker) or l.endswith(" " + marker)]
+    if not idx:
+        return None
+    i = idx[-1]
+    t = {"frames": [], "rip": None, "lines": [], "user": None}
+    j = i + 1
+    while j < len(dmesg) and j < i + 80 and dmesg[j].strip() != "Call Trace:":
+        m = re.match(r"^RIP: 00[0-9a-f]+:([A-Za-z0-9_.$]+)\+", dmesg[j].strip())
+        if m and t["rip"] is None:
+            t["rip"] = m.group(1)
+        j += 1
+    if j >= len(dmesg) or dmesg[j].strip() != "Call Trace:":
+        return None
+    ctx = ""
+    for l in dmesg[j + 1:j + 200]:
+        s = l.strip()
+        t["lines"].append(s)
+        if s in ("<IRQ>", "<NMI>", "<SOFTIRQ>", "<#DF>"):
+            ctx = s[1:-1].lower()
+            continue
+        if s == "<TASK>":
+            ctx = "task"
+            continue
+        if s in ("</IRQ>", "</NMI>", "</SOFTIRQ>", "</#DF>"):
+            ctx = ""
+            continue
+        if s == "</TASK>":
+            break
+        m = FRAME.match(s)
+        if m:
+            t["frames"].append((m.group(2), bool(m.group(1)), ctx))
+            continue
+        m = re.match(r"^RIP: 00[0-9a-f]+:([A-Za-z0-9_.$]+)\+", s)
+        if m:
+            t["frames"].append((m.group(1), False, ctx))
+            continue
+        m = re.match(r"^RIP: 0033:(0x[0-9a-f]+)$", s)
+        if m:
+            t["user"] = int(m.group(1), 16)
+            continue
+        if REGS.match(s) or s.startswith("R") and ":" in s[:5]:
+            continue
+        break
+    return t
+
+
+def gwalk(path, stop):
+    """gdb's walk at STOP: frames [(name, pc, type)], end reason, the bt
+    text."""
+    fr, end, text, on = [], None, [], False
+    for l in open(path, errors="replace"):
+        l = l.rstrip("\n")
+        if l == "==STOP %s==" % stop:
+            on = True
+            continue
+        if l == "==END %s==" % stop:
+            break
+        if not on:
+            continue
+        w = l.split(" ")
+        if w[0] == "BT" and w[1] == stop:
+            fr.append((w[3], w[4], w[5]))
+        elif w[0] == "BTEND" and w[1] == stop:
+            end = " ".join(w[3:])
+        else:
+            text.append(l)
+    return (fr, end, text) if on else None
+
+
+def side(g, k, d="gdb"):
+    rows = ["%-3s %-40s %s" % ("#", d, "kernel")]
+    for i in range(max(len(g), len(k))):
+        a = g[i] if i < len(g) else ""
+        b = k[i] if i < len(k) else ""
+        rows.append("%-3d %-40s %s%s" % (i, a, b, "" if a == b else "   <--"))
+    return rows
+
+
+def user_tail(fr, t):
+    """FR without a last frame at the user-mode RIP the kernel printed
+    after its trace (a system call's): that frame is the kernel's too."""
+    if fr and t and t.get("user") is not None and fr[-1][0] == "??" and fr[-1][1] == "0x%x" % t["user"]:
+        return fr[:-1], " (then user space at %s, as the kernel's RIP: 0033 line)" % fr[-1][1]
+    return fr, ""
+
+
+def clean_end(name, stop, fr, end, text, klast):
+    bad = []
+    names = [f[0] for f in fr]
+    if "??" in names:
+        bad.append("'??' frame at #%d" % names.index("??"))
+    if names and klast and norm(names[-1]) != norm(klast):
+        bad.append("last frame %s, the kernel's %s" % (names[-1], klast))
+    if end not in ("outermost", "lldb: end of the walk"):
+        bad.append("walk ended by: %s" % end)
+    for l in text:
+        if "Backtrace stopped" in l or "corrupt stack" in l:
+            bad.append(l.strip())
+    return bad
+
+
+def compare(sess, stop, fr, end, text, want, extra="", t=None):
+    """The debugger's non-inline frames == WANT (names); both lists
+    printed side by side on a mismatch."""
+    fr, tail = user_tail(fr, t)
+    extra += tail
+    got = [norm(f[0]) for f in fr if f[2] != "inline"]
+    sig = [f[0] for f in fr if f[2] == "signal"]
+    sigs = " (signal frames: %s)" % ", ".join(sig) if sig else ""
+    bad = clean_end(sess, stop, fr, end, text, want[-1] if want else None)
+    if got == want and not bad:
+        out("P", "[%s] %s: %s's bt == the kernel's trace, %d frames%s%s" % (sess, stop, dbg(sess), len(want), extra, sigs))
+        return
+    n = 0
+    while n < min(len(got), len(want)) and got[n] == want[n]:
+        n += 1
+    out("F", "[%s] %s: %s's bt differs from the kernel's from frame #%d on (%d right of %d; %s %d frames, %s)%s%s"
+        % (sess, stop, dbg(sess), n, n, len(want), dbg(sess), len(got), end, extra, sigs))
+    for b in bad:
+        out("D", b)
+    for r in side(got, want, dbg(sess)):
+        out("D", r)
+
+
+def dbg(sess):
+    return "lldb" if sess == "lldb" else "gdb"
+
+
+idle_ref = {}
+for path, base in zip(sys.argv[2::2], map(int, sys.argv[3::2])):
+    sess = path.rsplit("/", 1)[-1][:-4]
+    # the kernel side of each stop
+    stops = {"stack": (1, "modsect_test_stack_fn"), "timer": (2, "modsect_test_timer_fn"),
+             "hrtimer": (3, "modsect_test_hrtimer_fn"), "work": (4, "modsect_test_work_fn")}
+    for stop, (k, fn) in stops.items():
+        t = ktrace("modsect_test: %s %d" % (stop, base + k))
+        g = gwalk(path, stop)
+        if t is None or not any(f[0] == fn for f in t["frames"]):
+            out("F", "[%s] %s: no kernel trace through %s after 'modsect_test: %s %d'" % (sess, stop, fn, stop, base + k))
+            continue
+        rel = [norm(f[0]) for f in t["frames"] if not f[1]]
+        want = rel[rel.index(fn):]
+        ctx = " -> ".join(sorted(set(f[2] for f in t["frames"] if not f[1] and f[2]), key=["irq", "softirq", "task"].index))
+        out("P", "[%s] %s: kernel trace parsed: %d frames from %s (%s)%s, %d '?' entries" % (
+            sess, stop, len(want), fn, ctx, " ending " + want[-1] if want else "",
+            sum(1 for f in t["frames"] if f[1])))
+        if stop in ("timer", "hrtimer") and "do_idle" in want:
+            idle_ref.setdefault(sess, want[want.index("do_idle"):])
+            idle_ref.setdefault("any", want[want.index("do_idle"):])
+        if g is None or not g[0]:
+            out("F", "[%s] %s: breakpoint on %s not hit (no walk in %s's output)" % (sess, stop, fn, dbg(sess)))
+            continue
+        if norm(g[0][0][0]) != fn:
+            out("F", "[%s] %s: gdb stopped in %s, not %s" % (sess, stop, g[0][0][0], fn))
+            continue
+        out("P", "[%s] %s: breakpoint on %s hit" % (sess, stop, fn))
+        compare(sess, stop, g[0], g[1], g[2], want, t=t)
+
+    # warn: the kernel's WARN trace (its RIP line, then the Call Trace)
+    t = ktrace("modsect_test: warn %d" % (base + 5))
+    g = gwalk(path, "warn")
+    if t is None or not t["rip"]:
+        out("F", "[%s] warn: no kernel WARN trace with a RIP line after 'modsect_test: warn %d'" % (sess, base + 5))
+    else:
+        kref = [norm(t["rip"])] + [norm(f[0]) for f in t["frames"] if not f[1]]
+        q = set(norm(f[0]) for f in t["frames"] if f[1])
+        out("P", "[%s] warn: kernel WARN trace parsed: RIP %s, %d frames ending %s; '?' entries: %s" % (
+            sess, t["rip"], len(kref), kref[-1], " ".join(norm(f[0]) for f in t["frames"] if f[1]) or "none"))
+        if g is None or not g[0] or norm(g[0][0][0]) != "__warn":
+            out("F", "[%s] warn: breakpoint on __warn not hit%s" % (sess, "" if g is None or not g[0] else " (stopped in %s)" % g[0][0][0]))
+        else:
+            out("P", "[%s] warn: breakpoint on __warn hit" % sess)
+            fr, end, text = g
+            fr, tail = user_tail(fr, t)
+            got = [norm(f[0]) for f in fr if f[2] != "inline"]
+            n = len(kref)
+            bad = clean_end(sess, "warn", fr, end, text, kref[-1])
+            head = got[:-n] if len(got) >= n else got
+            if got[-n:] != kref:
+                bad.append("%s's last %d frames are not the kernel's RIP function and its frames" % (dbg(sess), n))
+            elif not head or head[-1] != "asm_exc_invalid_op":
+                bad.append("the frame before %s is %s, not asm_exc_invalid_op" % (kref[0], head[-1] if head else "none"))
+            else:
+                extra = [x for x in head[:-1] if x not in q and x not in ("__warn", "report_bug", "handle_bug", "exc_invalid_op")]
+                if extra:
+                    bad.append("frames before asm_exc_invalid_op neither '?' entries nor __warn's callers: %s" % " ".join(extra))
+            if not bad:
+                out("P", "[%s] warn: %s's bt ends with the kernel's %d frames after asm_exc_invalid_op (%d frames before)%s" % (sess, dbg(sess), n, len(head), tail))
+            else:
+                out("F", "[%s] warn: %s's bt does not end with asm_exc_invalid_op and the kernel's trace (%s %d frames, %s)" % (sess, dbg(sess), dbg(sess), len(got), end))
+                for b in bad:
+                    out("D", b)
+                # gdb's frames aligned on the kernel's at the end
+                pad = max(0, len(got) - n)
+                for r in side(got, [""] * pad + kref, dbg(sess)):
+                    out("D", r)
+
+    # idle: gdb's frames from do_idle on == a kernel timer trace's
+    for i in range(1, 100):
+        g = gwalk(path, "idle%d" % i)
+        if g is None:
+            break
+        ref = idle_ref.get(sess) or idle_ref.get("any")
+        fr, end, text = g
+        at = fr[0][0] if fr else "nothing"
+        if ref is None:
+            out("F", "[%s] idle%d: no kernel timer trace that interrupted the idle loop to compare with (stopped in %s)" % (sess, i, at))
+            continue
+        got = [norm(f[0]) for f in fr if f[2] != "inline"]
+        if "do_idle" not in got:
+            out("F", "[%s] idle%d: stopped in %s; %s's bt has no do_idle (%s %d frames, %s)" % (sess, i, at, dbg(sess), dbg(sess), len(got), end))
+            for b in clean_end(sess, "idle", fr, end, text, ref[-1]):
+                out("D", b)
+            for r in side(got, ref, dbg(sess)):
+                out("D", r)
+            continue
+        k = [j for j, f in enumerate(fr) if f[2] != "inline" and norm(f[0]) == "do_idle"][0]
+        if "??" in [f[0] for f in fr[:k]]:
+            out("F", "[%s] idle%d: stopped in %s; a '??' frame above do_idle" % (sess, i, at))
+            continue
+        compare(sess, "idle%d" % i, fr[k:], end, text, ref, " (stopped in %s, %d frames above do_idle)" % (at, got.index("do_idle")))
+EOF_PY
+while read -r kind line; do
+	case $kind in
+	P) ok "$line" ;;
+	F) not_ok "$line" ;;
+	D) printf '    %s\n' "$line" ;;
+	esac
+done <"$W/results"
+
+vm_stop
+summary
