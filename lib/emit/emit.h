@@ -88,6 +88,9 @@ int ms_fd_bytes(int (*write_fd)(int fd, const void *arg, struct ms_err *err),
  */
 int ms_unwind_elf_bytes(const struct ms_orc *orc, char **buf_ret,
 			size_t *len_ret, struct ms_err *err);
+/* The same around CFI the caller made (len bytes of .debug_frame). */
+int ms_cfi_elf_bytes(const void *cfi, size_t len, char **buf_ret,
+		     size_t *len_ret, struct ms_err *err);
 /* The ELF of the map's core symbols (ms_kallsyms_elf), in memory. */
 int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
 			  size_t *len_ret, struct ms_err *err);

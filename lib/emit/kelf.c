@@ -352,6 +352,26 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 	return 0;
 }
 
+/* The CFI of the map's ORC, an FDE per function (text symbol). */
+static int make_cfi(struct out *o, const struct ms_map *map,
+		    struct ms_err *err)
+{
+	uint64_t *fs = malloc((map->ncore + 1) * sizeof(*fs));
+	size_t n = 0;
+	int r;
+
+	if (!fs)
+		return ms_err_errno(err, ENOMEM, "unwind tables");
+	for (size_t i = 0; i < map->ncore; i++)
+		if (kind_of(map->core[i].type) == K_TEXT &&
+		    (!n || fs[n - 1] != map->core[i].addr))
+			fs[n++] = map->core[i].addr;
+	r = ms_orc_to_debug_frame(map->core_orc, MS_CFI_USER_END, fs, n,
+				  &o->cfi, &o->cfi_len, NULL, err);
+	free(fs);
+	return r;
+}
+
 int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
 {
 	struct out o = { 0 };
@@ -379,10 +399,7 @@ int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
 	if (r)
 		return ms_err_errno(err, -r, "kallsyms ELF");
 	/* The unwind tables ride along: gdb and lldb read them from here. */
-	if (map->core_orc && em == EM_X86_64 &&
-	    (r = ms_orc_to_debug_frame(map->core_orc, MS_CFI_USER_END, &o.cfi,
-				       &o.cfi_len, NULL,
-				       err))) {
+	if (map->core_orc && em == EM_X86_64 && (r = make_cfi(&o, map, err))) {
 		free(o.secs);
 		return r;
 	}

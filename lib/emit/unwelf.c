@@ -64,7 +64,7 @@ fail:
 }
 
 struct cfi {
-	void *buf;
+	const void *buf;
 	size_t len;
 };
 
@@ -72,17 +72,25 @@ static int cfi_fd(int fd, const void *arg, struct ms_err *err)
 {
 	const struct cfi *c = arg;
 
-	return write_elf(fd, c->buf, c->len, err);
+	return write_elf(fd, (void *)c->buf, c->len, err);
+}
+
+int ms_cfi_elf_bytes(const void *cfi, size_t len, char **buf_ret,
+		     size_t *len_ret, struct ms_err *err)
+{
+	return ms_fd_bytes(cfi_fd, &(struct cfi){ cfi, len }, buf_ret, len_ret,
+			   err);
 }
 
 int ms_unwind_elf_bytes(const struct ms_orc *orc, char **buf_ret,
 			size_t *len_ret, struct ms_err *err)
 {
-	struct cfi c = { 0 };
-	int r = ms_orc_to_debug_frame(orc, 0, &c.buf, &c.len, NULL, err);
+	void *cfi = NULL;
+	size_t len = 0;
+	int r = ms_orc_to_debug_frame(orc, 0, NULL, 0, &cfi, &len, NULL, err);
 
 	if (!r)
-		r = ms_fd_bytes(cfi_fd, &c, buf_ret, len_ret, err);
-	free(c.buf);
+		r = ms_cfi_elf_bytes(cfi, len, buf_ret, len_ret, err);
+	free(cfi);
 	return r;
 }

@@ -5,7 +5,10 @@
  *
  * Each entry is a row; rows are grouped into FDEs of at most ROWS_PER_FDE
  * (a debugger runs an FDE's program from its start for every lookup, so
- * one FDE per kernel would cost a scan of 385,000 rows per frame). An
+ * one FDE per kernel would cost a scan of 385,000 rows per frame), and,
+ * where the caller says where functions start, an FDE per function: lldb
+ * takes an FDE's range for its function's and analyses its code from
+ * the FDE's start, which must then be the function's entry. An
  * FDE holds rows of one kind only: those whose caller's ip is exact
  * (signal) go under a CIE with the "S" augmentation, the rest under a
  * plain one.
@@ -441,27 +444,71 @@ static void put_cie(struct out *o, bool signal)
 	end_entry(o, start);
 }
 
-/* One FDE of the entries [i, j), all one kind and back to back. */
-static void put_fde(struct out *o, const struct ms_orc *orc, size_t i,
-		    size_t j, size_t cie_off, bool z)
+/*
+ * A row's extent: an entry, or the part of one in one function when the
+ * caller said where functions start.
+ */
+struct piece {
+	const struct ms_orc_entry *e;
+	uint64_t lo, hi;
+	bool fstart; /* lo is a function's start */
+};
+
+/* One FDE of the pieces [i, j), all one kind and back to back. */
+static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
+		    size_t cie_off, bool z)
 {
 	size_t start = o->len;
 	struct row cur, t;
 
 	put_le(o, 0, 4);
 	put_le(o, cie_off, 4);
-	put_le(o, orc->e[i].ip, 8);
-	put_le(o, orc->e[j - 1].end - orc->e[i].ip, 8);
+	put_le(o, p[i].lo, 8);
+	put_le(o, p[j - 1].hi - p[i].lo, 8);
 	if (z)
 		put_uleb(o, 0);
 	init_row(&cur);
 	for (size_t k = i; k < j; k++) {
 		if (k > i)
-			advance(o, orc->e[k].ip - orc->e[k - 1].ip);
-		entry_row(&orc->e[k], &t);
+			advance(o, p[k].lo - p[k - 1].lo);
+		entry_row(p[k].e, &t);
 		emit_row(o, &cur, &t);
 	}
 	end_entry(o, start);
+}
+
+/* The entries cut at every function start inside one (fs sorted). */
+static int make_pieces(const struct ms_orc *orc, const uint64_t *fs,
+		       size_t nfs, struct piece **ret, size_t *n_ret)
+{
+	struct piece *p = NULL;
+	size_t n = 0, cap = 0, s = 0;
+
+	for (size_t i = 0; i < orc->n; i++) {
+		const struct ms_orc_entry *e = &orc->e[i];
+		uint64_t lo = e->ip;
+		bool fstart = false;
+
+		while (s < nfs && fs[s] <= lo)
+			fstart = fs[s++] == lo;
+		for (;;) {
+			uint64_t hi = s < nfs && fs[s] < e->end ? fs[s] : e->end;
+
+			if (ms_reserve(&p, &cap, n + 1, sizeof(*p), 1024)) {
+				free(p);
+				return -ENOMEM;
+			}
+			p[n++] = (struct piece){ e, lo, hi, fstart };
+			if (hi == e->end)
+				break;
+			lo = hi;
+			fstart = true;
+			s++;
+		}
+	}
+	*ret = p;
+	*n_ret = n;
+	return 0;
 }
 
 /* Below every kernel address: the user half on 4- and 5-level paging. */
@@ -481,31 +528,33 @@ static void put_user_fde(struct out *o, size_t cie_off)
 }
 
 int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,
+			  const uint64_t *fstarts, size_t nfstarts,
 			  void **buf_ret, size_t *len_ret, size_t *nrows_ret,
 			  struct ms_err *err)
 {
 	struct out o = { 0 };
-	size_t cie_plain, cie_signal, nrows = 0;
+	size_t cie_plain, cie_signal, np = 0;
+	struct piece *p = NULL;
 
+	if (make_pieces(orc, fstarts, nfstarts, &p, &np))
+		return ms_err_errno(err, ENOMEM, "unwind tables");
 	cie_plain = o.len;
 	put_cie(&o, false);
 	cie_signal = o.len;
 	put_cie(&o, true);
 	if ((flags & MS_CFI_USER_END) && (!orc->n || orc->e[0].ip >= USER_END))
 		put_user_fde(&o, cie_plain);
-	for (size_t i = 0; i < orc->n;) {
-		const struct ms_orc_entry *first = &orc->e[i];
+	for (size_t i = 0; i < np;) {
+		bool sig = p[i].e->signal;
 		size_t j = i + 1;
 
-		while (j < orc->n && j - i < ROWS_PER_FDE &&
-		       orc->e[j].signal == first->signal &&
-		       orc->e[j].ip == orc->e[j - 1].end)
+		while (j < np && j - i < ROWS_PER_FDE && !p[j].fstart &&
+		       p[j].e->signal == sig && p[j].lo == p[j - 1].hi)
 			j++;
-		put_fde(&o, orc, i, j, first->signal ? cie_signal : cie_plain,
-			first->signal);
-		nrows += j - i;
+		put_fde(&o, p, i, j, sig ? cie_signal : cie_plain, sig);
 		i = j;
 	}
+	free(p);
 	if (o.oom) {
 		free(o.buf);
 		return ms_err_errno(err, ENOMEM, "unwind tables");
@@ -513,6 +562,6 @@ int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,
 	*buf_ret = o.buf;
 	*len_ret = o.len;
 	if (nrows_ret)
-		*nrows_ret = nrows;
+		*nrows_ret = np;
 	return 0;
 }

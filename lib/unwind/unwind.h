@@ -123,7 +123,9 @@ void ms_orc_free(struct ms_orc *orc);
  * exact (REGS, the signal bit) is in an FDE of a CIE with the "S"
  * augmentation, which both debuggers read as a signal frame. UNDEFINED
  * and END_OF_STACK entries have an undefined return address: the
- * debugger stops there. *nrows_ret (may be NULL) gets the rows written.
+ * debugger stops there. fstarts (sorted, may be NULL): where functions
+ * start; no FDE spans one, each starts one. *nrows_ret (may be NULL)
+ * gets the rows written.
  */
 #define MS_CFI_USER_END 0x1
 /*
@@ -133,6 +135,7 @@ void ms_orc_free(struct ms_orc *orc);
  * shows the user ip as the last frame and stops there.
  */
 int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,
+			  const uint64_t *fstarts, size_t nfstarts,
 			  void **buf_ret, size_t *len_ret, size_t *nrows_ret,
 			  struct ms_err *err);
 

@@ -180,7 +180,8 @@ static int check_at(Dwarf_CFI *cfi, const struct ms_orc_entry *e,
 	return bad;
 }
 
-static int check(const struct ms_orc *orc, const char *out)
+static int check(const struct ms_orc *orc, const uint64_t *fs, size_t nfs,
+		 const char *out)
 {
 	char *buf;
 	size_t len, nrows, checked = 0, bad = 0;
@@ -191,9 +192,10 @@ static int check(const struct ms_orc *orc, const char *out)
 	Elf *elf;
 	int fd;
 
-	if (ms_orc_to_debug_frame(orc, MS_CFI_USER_END, &cfi_bytes, &len, &nrows,
+	if (ms_orc_to_debug_frame(orc, MS_CFI_USER_END, fs, nfs, &cfi_bytes,
+				  &len, &nrows,
 				  &err) ||
-	    ms_unwind_elf_bytes(orc, &buf, &len, &err)) {
+	    ms_cfi_elf_bytes(cfi_bytes, len, &buf, &len, &err)) {
 		fprintf(stderr, "orccfi: %s\n", err.msg);
 		return 1;
 	}
@@ -212,6 +214,26 @@ static int check(const struct ms_orc *orc, const char *out)
 	if (!cfi) {
 		fprintf(stderr, "orccfi: libdw: %s\n", dwarf_errmsg(-1));
 		return 1;
+	}
+	/* A function's start starts a row (an FDE, by construction). */
+	for (size_t i = 0; i < nfs; i++) {
+		const struct ms_orc_entry *e = ms_orc_find(orc, fs[i]);
+		Dwarf_Frame *f;
+		Dwarf_Addr start, end;
+		bool sig;
+
+		if (!e)
+			continue;
+		checked++;
+		if (dwarf_cfi_addrframe(cfi, fs[i], &f) ||
+		    dwarf_frame_info(f, &start, &end, &sig) < 0 ||
+		    start != fs[i]) {
+			printf("%#" PRIx64 ": a function start inside a row\n",
+			       fs[i]);
+			bad++;
+		}
+		free(f);
+		bad += check_at(cfi, e, fs[i]);
 	}
 	for (size_t i = 0; i < orc->n; i++) {
 		const struct ms_orc_entry *e = &orc->e[i];
@@ -334,10 +356,29 @@ static int dump(const char *path, char **addrs, int n)
 	return 0;
 }
 
+/* The image's text symbols, sorted, as function starts. */
+static size_t text_starts(struct ms_kimage *k, uint64_t **ret)
+{
+	const struct ms_ksymtab *t;
+	struct ms_err err;
+	size_t n = 0;
+
+	if (ms_kimage_ksymtab(k, &t, &err) ||
+	    !(*ret = malloc((t->nsyms + 1) * sizeof(**ret))))
+		return 0;
+	for (size_t i = 0; i < t->nsyms; i++)
+		if (strchr("tTwW", t->syms[i].type) &&
+		    (!n || (*ret)[n - 1] != t->syms[i].addr))
+			(*ret)[n++] = t->syms[i].addr;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	struct ms_err err = { 0 };
 	struct ms_orc *orc = NULL;
+	uint64_t *fs = NULL;
+	size_t nfs = 0;
 	int r;
 
 	if (argc == 4 && !strcmp(argv[1], "--header"))
@@ -370,6 +411,8 @@ int main(int argc, char **argv)
 		if (!r)
 			r = ms_kimage_orc(k, rel, 0, &orc, &err);
 		if (!r)
+			nfs = text_starts(k, &fs);
+		if (!r)
 			ms_kimage_free(k);
 		argc--;
 		argv++;
@@ -381,7 +424,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "orccfi: %s\n", err.msg);
 		return 1;
 	}
-	r = check(orc, argc >= 2 ? argv[1] : NULL);
+	r = check(orc, fs, nfs, argc >= 2 ? argv[1] : NULL);
+	free(fs);
 	ms_orc_free(orc);
 	return r;
 }
