@@ -1,0 +1,99 @@
+#!/bin/bash
+# Rule 16: unwind tables from ORC: every entry's CFI says what the
+# kernel's unwinder does with it (read back with libdw), in each format;
+# a format modsect does not know is refused, naming it; a module's
+# tables are at its map addresses, its freed .init.text left out.
+# (tests/README.md, "The rules".)
+. "$(dirname "$0")/lib.sh"
+need gcc ld as depmod objcopy gdb || finish
+OC=$TEST_TOOLS/orccfi
+[ -x "$OC" ] || bail "$OC missing (make test-tools)"
+
+# --- the CFI of each format, row by row (tests/tools/orccfi.c) -------------
+for v in 1 2 3; do
+	"$OC" --synth $v >"$T/synth$v" 2>&1
+	check_grep "format $v: every kind of entry (type, base registers, signal) read back with libdw as the kernel unwinds it" \
+		'^checked: [0-9]+ mismatches: 0$' "$T/synth$v"
+done
+check_grep "format 1: entries the kernel would refuse (unknown registers, type 3) are counted, and stop" \
+	'^entries: 440 rows: 440 bad: 208 version: 1 ' "$T/synth1"
+check_grep "format 3: types above REGS_PARTIAL and unknown registers are counted, and stop" \
+	'^entries: 440 rows: 440 bad: 120 version: 3 ' "$T/synth3"
+
+# The host's kernel image, if any: its own tables, cut at every function.
+img=$(ls /boot/vmlinuz-* 2>/dev/null | head -1)
+if [ -n "$img" ]; then
+	"$OC" "$img" >"$T/img" 2>&1
+	check_grep "$(basename "$img"): every ORC entry and function start read back as the kernel unwinds" \
+		'^checked: [0-9]+ mismatches: 0$' "$T/img"
+	detail <"$T/img"
+else
+	ok "# SKIP no /boot/vmlinuz-* to read"
+fi
+
+# --- formats told by .orc_header or the release -----------------------------
+v() { "$OC" --header "$1" "$2" >"$T/out" 2>"$T/err"; RC=$?; }
+v fe5d32bf581bd63b2ca9a5c65ba5a625eab3fe24 6.12.5
+check_grep "6.4's .orc_header hash: format 3" '^version: 3$' "$T/out"
+v db84aed4103b31dd51e017f8f79783ca985c2c51 6.3.10
+check_grep "6.3's .orc_header hash: format 2" '^version: 2$' "$T/out"
+v - 6.1.0-27-amd64
+check_grep "no header, release 6.1: format 1" '^version: 1$' "$T/out"
+v 00112233445566778899aabbccddeeff00112233 7.1.0
+check_refused "an unknown .orc_header is refused, naming it" 1 \
+	'^orccfi: header: \.orc_header 00112233445566778899aabbccddeeff00112233 \(20 bytes\) is not a format modsect knows'
+v - 7.1.3
+check_refused "no header and release 7.1 (registers renumbered): refused" 1 \
+	'ORC tables of Linux 7\.1 without an \.orc_header: modsect knows their format only by its hash'
+
+# --- a module's tables, at its map addresses --------------------------------
+KO=$T/mod/testmod.ko
+R=$T/root
+mkmod "$T/mod" testmod || bail "mkmod"
+# ORC as objtool writes it for 6.1 (the map's release): PC32 relocations
+# against the functions, CALL entries (sp_reg 5 = SP, bp_reg 1 = PREV_SP);
+# the last one in .init.text, which a live module has freed.
+cat >"$T/mod/orc.s" <<'S'
+	.section .orc_unwind_ip,"a"
+	.long testmod_func - .
+	.long testmod_func + 4 - .
+	.long testmod_helper - .
+	.long testmod_init - .
+	.section .orc_unwind,"a"
+	.short 8, 0, 0x0005
+	.short 16, -16, 0x0015
+	.short 8, 0, 0x0005
+	.short 8, 0, 0x0005
+	.section .note.GNU-stack,"",@progbits
+S
+as -o "$T/mod/orc.o" "$T/mod/orc.s" &&
+	ld -r --build-id=sha1 -o "$KO" "$T/mod/testmod.o" "$T/mod/orc.o" ||
+	bail "ld"
+mkrelease "$R"
+mksysmod "$R" testmod "$KO" live || bail "mksysmod"
+install_mod "$R" "$KO" drivers/misc/testmod.ko || bail "install"
+FUNC=$(hexadd $A_TEXT "$(symval "$KO" testmod_func)")
+HELP=$(hexadd $A_TEXT "$(symval "$KO" testmod_helper)")
+
+ms gdb --root "$R" testmod
+check_rc "gdb with a module with ORC: exit 0" 0
+check_grep "a comment counts its entries, the freed .init.text one left out" \
+	'^# testmod: unwind tables from its ORC: 3 entries$' "$T/out"
+UNW=$(sed -n "s/^python gdb.execute('add-symbol-file ' + '\(.*\)' + ' -o 0', to_string=True)$/\1/p" "$T/out")
+check_grep "gdb adds the unwind file quietly, after every symbol" \
+	"^python gdb\.execute\('add-symbol-file ' \+ '.*\.unwind\.elf' \+ ' -o 0', to_string=True\)$" "$T/out"
+check_grep "and names signal frames with a frame filter" '^gdb\.frame_filters\[' "$T/out"
+"$OC" --dump "$UNW" "$FUNC" "$(hexadd "$FUNC" 4)" "$HELP" $A_INIT >"$T/dump" 2>&1
+check_grep "testmod_func's first entry at its map address: CFA = rsp + 8" \
+	"^$FUNC $FUNC $(hexadd "$FUNC" 4) 0 breg7\+8$" "$T/dump"
+check_grep "its second, 4 bytes on: CFA = rsp + 16" \
+	"^$(hexadd "$FUNC" 4) $(hexadd "$FUNC" 4) .* 0 breg7\+16$" "$T/dump"
+check_grep "testmod_helper's at its map address" "^$HELP $HELP " "$T/dump"
+check_grep "nothing at the freed .init.text's stale address" "^$A_INIT none$" "$T/dump"
+gdb -nx -batch -ex "source $T/out" >"$T/gdb.out" 2>&1
+check_nogrep "real gdb sources the script without an error" \
+	'[Ee]rror|Undefined|Python Exception' "$T/gdb.out"
+
+ms lldb --root "$R" testmod
+check_nogrep "lldb's commands have no gdb Python" '^python' "$T/out"
+finish
