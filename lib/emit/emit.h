@@ -95,16 +95,25 @@ int ms_cfi_elf_bytes(const void *cfi, size_t len, char **buf_ret,
 int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
 			  size_t *len_ret, struct ms_err *err);
 
+/* Modules' unwind tables, for the end of a gdb script. */
+struct ms_unwinds {
+	struct {
+		const char *name;
+		struct ms_orc *orc;
+	} *mods;
+	size_t n;
+};
+
 /*
- * The end of a gdb script that gives unwind tables (unwscript.c): the
- * modules' tables (mods, may be NULL) as one file gdb adds, and, when
- * there are any (core: the core kernel's, in the kallsyms ELF), a frame
- * filter that names the frames gdb unwinds as signal frames. Python, so
- * last: a gdb without it has loaded every symbol before it stops here.
+ * The end of a gdb script that gives unwind tables (unwscript.c): each
+ * module's tables in u as a file gdb adds, and, when there are any
+ * (core: the core kernel's, in the kallsyms ELF), a frame filter that
+ * names the frames gdb unwinds as signal frames. Python, so last: a gdb
+ * without it has loaded every symbol before it stops here.
  */
 int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out,
-			  const struct ms_orc *core, const struct ms_orc *mods,
-			  struct ms_err *err);
+			  const struct ms_orc *core,
+			  const struct ms_unwinds *u, struct ms_err *err);
 
 /* ---- kernel reports, annotated (decode.c) ---- */
 

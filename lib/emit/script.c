@@ -114,14 +114,14 @@ static void emit_arch(FILE *out, const struct ms_map *map,
 }
 
 /*
- * gdb: the module's ORC tables, gathered into *mods for one file of CFI
- * at the end (unwscript.c). A module without them (another architecture,
- * a kernel without ORC) adds nothing: gdb unwinds it as it always did.
- * lldb finds unwind tables only in the file that holds an address, so it
- * gets none for modules.
+ * gdb: the module's ORC tables, kept in u for a file of CFI of its own
+ * at the end (unwscript.c). A module without them (another
+ * architecture, a kernel without ORC) adds nothing: gdb unwinds it as it
+ * always did. lldb finds unwind tables only in the file that holds an
+ * address, so it gets none for modules.
  */
 static int gather_unwind(const struct ms_map *map, const struct ms_layout *l,
-			 FILE *out, struct ms_orc **mods, struct ms_err *err)
+			 FILE *out, struct ms_unwinds *u, struct ms_err *err)
 {
 	struct ms_orc *orc = NULL;
 	struct ms_err why = { 0 };
@@ -140,15 +140,19 @@ static int gather_unwind(const struct ms_map *map, const struct ms_layout *l,
 	fprintf(out, "# %s: unwind tables from its ORC: %zu entries%s\n",
 		l->mod->name, orc->n,
 		orc->nbad ? ", some the kernel would refuse" : "");
-	r = ms_orc_merge(mods, orc, err);
-	ms_orc_free(orc);
-	return r;
+	if (ms_grow(&u->mods, u->n, sizeof(*u->mods), 8)) {
+		ms_orc_free(orc);
+		return ms_err_errno(err, ENOMEM, "unwind tables");
+	}
+	u->mods[u->n].name = l->mod->name;
+	u->mods[u->n++].orc = orc;
+	return 0;
 }
 
 /* One module's commands into out; -ENOENT if its file is not found. */
 static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 		    const struct ms_map *map, const struct ms_module *mod,
-		    FILE *out, struct arch_vote *v, struct ms_orc **mods,
+		    FILE *out, struct arch_vote *v, struct ms_unwinds *u,
 		    struct ms_err *err)
 {
 	struct ms_resolved r = { 0 };
@@ -161,7 +165,7 @@ static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 		rc = so->lldb ? ms_emit_lldb(out, r.layout, err) :
 				ms_emit_gdb(out, r.layout, err);
 	if (!rc && !so->lldb)
-		rc = gather_unwind(map, r.layout, out, mods, err);
+		rc = gather_unwind(map, r.layout, out, u, err);
 	ms_resolved_clear(&r);
 	return rc;
 }
@@ -284,7 +288,7 @@ static int script_body(FILE *body, struct ms_finder *fi,
 		       const struct ms_script_opts *so, struct arch_vote *v,
 		       struct ms_script_result *res, struct ms_err *err)
 {
-	struct ms_orc *mods = NULL;
+	struct ms_unwinds u = { 0 };
 	size_t done = 0;
 	int r = 0;
 
@@ -295,7 +299,7 @@ static int script_body(FILE *body, struct ms_finder *fi,
 
 		if (so->only && !ms_modname_eq(mod->name, so->only))
 			continue;
-		r = emit_one(fi, so, map, mod, body, v, &mods, err);
+		r = emit_one(fi, so, map, mod, body, v, &u, err);
 		/* --all covers what it can; the rest is said, not hidden. */
 		if (r == -ENOENT && !so->only)
 			r = skip(body, mod, res, err) ?
@@ -314,8 +318,10 @@ static int script_body(FILE *body, struct ms_finder *fi,
 					  so->kernel && !so->vmlinux ?
 						  map->core_orc :
 						  NULL,
-					  mods, err);
-	ms_orc_free(mods);
+					  &u, err);
+	for (size_t i = 0; i < u.n; i++)
+		ms_orc_free(u.mods[i].orc);
+	free(u.mods);
 	return r;
 }
 

@@ -47,12 +47,16 @@ static void py_str(FILE *out, const char *s)
 	fputc('\'', out);
 }
 
-static int add_modules(const struct ms_ctx *ctx, FILE *out,
-		       const struct ms_orc *mods, struct ms_err *err)
+/*
+ * One file per module, so that `modsect follow` can take a module's away
+ * when it is unloaded (remove-symbol-file by name: it has no section).
+ */
+static int add_module(const struct ms_ctx *ctx, FILE *out, const char *name,
+		      const struct ms_orc *orc, struct ms_err *err)
 {
 	char *buf = NULL, *path = NULL, *q = NULL;
 	size_t len;
-	int r = ms_unwind_elf_bytes(mods, &buf, &len, err);
+	int r = ms_unwind_elf_bytes(orc, &buf, &len, err);
 
 	if (!r)
 		r = ms_cache_store(ctx, buf, len, ".unwind.elf", &path, err);
@@ -60,10 +64,8 @@ static int add_modules(const struct ms_ctx *ctx, FILE *out,
 		r = ms_quote_gdb(path, &q, err);
 	if (!r) {
 		/* Quietly: the file has CFI only, and gdb would say so. */
-		fprintf(out,
-			"# the modules' unwind tables, %zu entries, in one file\n"
-			"python gdb.execute(",
-			mods->n);
+		fprintf(out, "# %s: its unwind tables\npython gdb.execute(",
+			name);
 		py_str(out, "add-symbol-file ");
 		fputs(" + ", out);
 		py_str(out, q);
@@ -76,14 +78,14 @@ static int add_modules(const struct ms_ctx *ctx, FILE *out,
 }
 
 int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out,
-			  const struct ms_orc *core, const struct ms_orc *mods,
-			  struct ms_err *err)
+			  const struct ms_orc *core,
+			  const struct ms_unwinds *u, struct ms_err *err)
 {
 	int r = 0;
 
-	if (mods && mods->n)
-		r = add_modules(ctx, out, mods, err);
-	if (!r && ((mods && mods->n) || core))
+	for (size_t i = 0; !r && i < u->n; i++)
+		r = add_module(ctx, out, u->mods[i].name, u->mods[i].orc, err);
+	if (!r && (u->n || core))
 		fputs(frame_filter, out);
 	return r;
 }

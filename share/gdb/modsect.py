@@ -20,7 +20,9 @@ file into gdb's system-wide init directory (Debian: /etc/gdb/gdbinit.d/,
 see `gdb --configuration`, --with-system-gdbinit-dir).
 """
 
+import ast
 import os
+import re
 import signal
 import sys
 import subprocess
@@ -144,13 +146,34 @@ FOLLOW_STOPS = ("do_init_module", "free_module")
 ARG0 = {"i386:x86-64": "$rdi", "i386": "$eax", "aarch64": "$x0"}
 
 
+# The line that adds a script's unwind tables (lib/emit/unwscript.c):
+# python gdb.execute('add-symbol-file ' + 'PATH' + ' -o 0', to_string=True)
+_UNWIND_LINE = re.compile(r"^python gdb\.execute\('add-symbol-file ' \+ ('(?:[^'\\]|\\.)*') \+ ' -o 0', to_string=True\)$")
+
+
+def _unwind_files(text):
+    """{module name: its unwind file} of a `modsect gdb --all` script,
+    from each "# NAME: its unwind tables" line and the one after it."""
+    files, name = {}, None
+    for line in text.splitlines():
+        m = _UNWIND_LINE.match(line)
+        if m and name:
+            files[name] = ast.literal_eval(m.group(1))
+        name = line[2:-len(": its unwind tables")] if line.startswith("# ") and line.endswith(": its unwind tables") else None
+    return files
+
+
 def _script_module(text):
-    """(name, .text address) of the one module of a `modsect gdb` script."""
-    addr = None
+    """(name, .text address, unwind file or None) of the one module of a
+    `modsect gdb` script."""
+    addr = unwind = None
     for line in text.splitlines():
         if line.startswith("add-symbol-file "):
             addr = int(gdb.string_to_argv(line)[2], 16)
-    return modsect_stub.script_module_name(text), addr
+        m = _UNWIND_LINE.match(line)
+        if m:
+            unwind = ast.literal_eval(m.group(1))
+    return modsect_stub.script_module_name(text), addr, unwind
 
 
 class _Stop(gdb.Breakpoint):
@@ -182,6 +205,7 @@ class Follow:
         self.args = []
         self.loaded = {}  # struct module address -> (name, .text address)
         self.arg0 = None  # the first argument register, set by on/follow
+        self.unwind_of = {}  # module name -> unwind file, from on()
 
     def off(self):
         for bp in self.stops:
@@ -198,7 +222,9 @@ class Follow:
         self.arg0 = ARG0[arch]
         # Every module now, and the core kernel's symbols, which give
         # the addresses of the functions to stop at.
-        source_text(run_modsect_lent(["gdb", "--all", "--kernel"] + args))
+        text = run_modsect_lent(["gdb", "--all", "--kernel"] + args)
+        source_text(text)
+        self.unwind_of = _unwind_files(text)
         addrs = []
         for fn in FOLLOW_STOPS:
             try:
@@ -222,19 +248,24 @@ class Follow:
             # breakpoint after the new symbols re-set every breakpoint
             # (lx-symbols sees it too, and calls it spurious).
             return
-        text, (name, addr) = self._one(mod)
+        text, (name, addr, unwind) = self._one(mod)
         source_text(text, quiet=True)
-        self.loaded[mod] = (name, addr)
+        self.loaded[mod] = (name, addr, unwind)
         gdb.write("modsect: %s loaded at 0x%x\n" % (name, addr))
 
     def on_free(self):
         mod = self._mod()
-        name, addr = self.loaded.pop(mod, (None, None))
+        name, addr, unwind = self.loaded.pop(mod, (None, None, None))
         if addr is None:  # loaded before follow began
-            _, (name, addr) = self._one(mod)
+            _, (name, addr, _) = self._one(mod)
+            unwind = self.unwind_of.pop(name, None)
         if addr is None:
             return
         try:
+            # Its unwind tables too, by name (they have no section): the
+            # next module loaded there must not unwind by them.
+            if unwind:
+                gdb.execute("remove-symbol-file " + unwind, to_string=True)
             gdb.execute("remove-symbol-file -a 0x%x" % addr, to_string=True)
         except gdb.error:
             return  # its symbols were not loaded

@@ -2,9 +2,11 @@
 # tests/vm/demo.sh - `make demo`: modsect on a real kernel, step by step.
 #
 # Boots the test VM (Debian's kernel under QEMU, KASLR on) with the static
-# modsect as the guest's /bin/modsect, shows its capture, turns the capture
-# into gdb commands on the host, and debugs the test module through QEMU's
-# gdbstub: breakpoint, backtrace, arguments, globals, locals, source.
+# modsect as the guest's /bin/modsect, shows its capture and turns it into
+# gdb commands on the host (the seed's workflow); then gdb on QEMU's
+# gdbstub alone: `modsect follow` on gdb's own connection, breakpoints set
+# before the module loads, the whole backtrace from the kernel's ORC
+# tables, arguments, globals, locals, source. No debug vmlinux anywhere.
 #
 #   MODSECT=./modsect MODSECT_STATIC=$PWD/modsect-static tests/vm/demo.sh
 set -eu
@@ -52,19 +54,39 @@ echo
 run modsect sections --capture capture.txt --search "$TD" modsect_test
 (cd "$D" && "$MODSECT" sections --capture capture.txt --search "$TD" modsect_test) | indent
 
-heading "4. gdb attached to the guest: break in modsect_test_poke"
+heading "4. gdb on QEMU's gdbstub alone: modsect follow, bt to the end of the stack"
+echo "Nothing runs in the guest for modsect: gdb's own connection gives modsect the kernel's"
+echo "memory (kallsyms, BTF, the module list, the ORC unwind tables); no debug vmlinux."
+echo "The guest unloads the test module, gdb sets breakpoints in it, the guest loads it again."
+TOP=$(cd "$VM_DIR/../.." && pwd)
 cat >"$D/demo.gdb" <<EOF
 set pagination off
 set confirm off
 set width 0
+set breakpoint pending on
 target remote 127.0.0.1:$VM_GDB_PORT
-source $D/modsect_test.gdb
+source $TOP/share/gdb/modsect.py
+echo \\n(gdb) modsect follow --search $TD\\n
+modsect follow --search $TD
+echo \\n--- guest: rmmod modsect_test\\n
+break free_module
+shell printf 'unload modsect_test\\n' > $VM_RUN/trigger.in
+continue
+delete
+echo \\n(gdb) break modsect_test_init            (not loaded: pending)\\n
+break modsect_test_init
+echo \\n(gdb) break modsect_test_poke\\n
 break modsect_test_poke
+echo \\n--- guest: insmod modsect_test.ko\\n
+shell printf 'load modsect_test\\n' > $VM_RUN/trigger.in
+$(vm_bp_continue)
+echo \\n(gdb) bt            (the kernel's ORC tables, as DWARF CFI)\\n
+bt
 echo \\n--- guest: echo $POKE > /sys/module/modsect_test/parameters/poke\\n
 shell printf 'poke $POKE\\n' > $VM_RUN/trigger.in
-continue
-echo \\n(gdb) bt 2        (frames above are vmlinux, whose symbols are not loaded)\\n
-bt 2
+$(vm_bp_continue)
+echo \\n(gdb) bt\\n
+bt
 echo \\n(gdb) info args\\n
 info args
 echo \\n(gdb) p modsect_test_data\\n
@@ -77,8 +99,6 @@ echo \\n(gdb) info locals\\n
 info locals
 echo \\n(gdb) list\\n
 list
-echo \\n(gdb) info symbol \$pc\\n
-info symbol \$pc
 echo \\n(gdb) p &modsect_test_pcpu            (per-cpu offset, from kallsyms)\\n
 p &modsect_test_pcpu
 echo \\n(gdb) p *(int *)(\$gs_base + (unsigned long)&modsect_test_pcpu)     (CPU 0's copy)\\n
@@ -86,6 +106,7 @@ p *(int *)(\$gs_base + (unsigned long)&modsect_test_pcpu)
 echo \\n(gdb) finish\\n
 finish
 delete
+modsect follow off
 echo \\n(gdb) detach\\n
 detach
 EOF
@@ -97,13 +118,18 @@ rc=0
 timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$D/demo.gdb" >"$D/gdb.out" 2>&1 </dev/null || rc=$?
 # Hide the long echo of add-symbol-file's section list.
 awk '/^add symbol table from file/ { print; skip = 1; next } skip && /^\t/ { n++; next }
-	skip { printf "\t(... %d section addresses ...)\n", n; skip = 0 } { print }' "$D/gdb.out" | indent
+	skip { printf "\t(... %d section addresses ...)\n", n; skip = 0 } { print }' "$D/gdb.out" |
+	grep -v -e '^Reading symbols from' -e '^(No debugging symbols found' | indent
 [ "$rc" = 0 ] || vm_die "gdb exited with $rc"
-grep -qE "^Breakpoint 1, .*modsect_test_poke \(value=$POKE\) at .*modsect_test\.c:[0-9]+" "$D/gdb.out" ||
-	vm_die "the breakpoint was not hit"
+grep -qE "^Breakpoint [0-9.]+, .*modsect_test_init \(\) at .*modsect_test\.c:[0-9]+" "$D/gdb.out" ||
+	vm_die "the breakpoint on modsect_test_init, set before the load, was not hit"
+grep -qE "^Breakpoint [0-9.]+, .*modsect_test_poke \(value=$POKE\) at .*modsect_test\.c:[0-9]+" "$D/gdb.out" ||
+	vm_die "the breakpoint on modsect_test_poke was not hit"
+grep -qE "^#[0-9]+ +0x[0-9a-f]+ in entry_SYSCALL_64_after_hwframe \(\)" "$D/gdb.out" ||
+	vm_die "bt did not reach the system call's entry"
 
 heading "5. The guest carries on"
-vm_wait_for "^==MODSECT-ACK 1 poke $POKE rc=0==\$" 60 || vm_die "the guest did not finish the poke"
+vm_wait_for "^==MODSECT-ACK [0-9]+ poke $POKE rc=0==\$" 60 || vm_die "the guest did not finish the poke"
 vm_cmd dmesg 30 || vm_die "no dmesg from the guest"
 vm_section "dmesg-$VM_LAST_ACK" | grep 'modsect_test:' | indent
 vm_stop
