@@ -19,6 +19,7 @@
 #define MODSECT_VERSION "0.1.0"
 
 #include "base/base.h"
+#include "unwind/unwind.h"
 #include "map/map.h"
 #include "target/target.h"
 #include "kernel/kernel.h"

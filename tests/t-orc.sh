@@ -31,6 +31,48 @@ else
 	ok "# SKIP no /boot/vmlinuz-* to read"
 fi
 
+# --- the core kernel's, from --kernel-image beside a capture ----------------
+# A capture of the image's own kallsyms at a KASLR offset of 0x1000000:
+# `modsect kallsyms --kernel-image` moves the tables by the offset _stext
+# gives, and keeps the decompressed kernel in the cache for the next run.
+if [ -n "$img" ] && "$TEST_TOOLS/kimage-dump" --syms "$img" >"$T/kd" 2>/dev/null; then
+	rel=$(sed -n 's/^banner: [^ ]* Linux version \([^ ]*\) .*/\1/p' "$T/kd")
+	bid=$(sed -n 's/^build-id: \([0-9a-f]*\) .*/\1/p' "$T/kd")
+	{
+		echo "modsect-capture 1"
+		echo "release $rel"
+		echo "machine x86_64"
+		echo "kernel-build-id $bid"
+		echo "module fake live"
+		echo "section fake .text 0xffffffffc0000000"
+		python3 -c 'import re, sys
+for l in open(sys.argv[1]):
+    m = re.match(r"([0-9a-f]{16}) ([A-Za-z]) (\S+)$", l)
+    if m:
+        print("core %016x %s %s" % (int(m[1], 16) + 0x1000000, m[2], m[3]))' "$T/kd"
+	} >"$T/core.cap"
+	STEXT=$(awk '$3 == "_stext" { print "0x" $1; exit }' "$T/kd")
+	ms kallsyms --capture "$T/core.cap" --kernel-image "$img" -o "$T/k.elf"
+	check_rc "kallsyms --capture --kernel-image: exit 0" 0
+	"$OC" --dump "$T/k.elf" "$(hexadd "$STEXT" 0x1000000)" 0x47b7a0 >"$T/dump" 2>&1
+	check_grep "its ELF's CFI has _stext's row at the runtime address" \
+		"^$(hexadd "$STEXT" 0x1000000) $(hexadd "$STEXT" 0x1000000) " "$T/dump"
+	check_grep "and user space, where the kernel's trace ends, stops the debugger" \
+		'^0x47b7a0 0 0x100000000000000 0 ' "$T/dump"
+	check_grep "the decompressed kernel is kept in the cache under the image's SHA-256" \
+		"^$(sha256sum "$img" | cut -c1-64)\.bzImage" <(ls "$XDG_CACHE_HOME/modsect/kernels")
+	cp "$T/k.elf" "$T/k1.elf"
+	ms kallsyms --capture "$T/core.cap" --kernel-image "$img" -o "$T/k.elf"
+	check "the next run, from the cache, writes the same ELF" cmp -s "$T/k.elf" "$T/k1.elf"
+	sed -i 's/^kernel-build-id .*/kernel-build-id 00112233445566778899aabbccddeeff00112233/' "$T/core.cap"
+	ms kallsyms --capture "$T/core.cap" --kernel-image "$img" -o "$T/k.elf"
+	check_rc "an image of another build: kallsyms still written (exit 0)" 0
+	"$OC" --dump "$T/k.elf" "$(hexadd "$STEXT" 0x1000000)" >"$T/dump" 2>&1
+	check_grep "but with no unwind tables from it" "none$|no DWARF information" "$T/dump"
+	check_grep "and a warning saying why" \
+		"^modsect: warning: no unwind tables for the core kernel, .* has build-id $bid but the running kernel 00112233445566778899aabbccddeeff00112233" "$T/err"
+fi
+
 # --- formats told by .orc_header or the release -----------------------------
 v() { "$OC" --header "$1" "$2" >"$T/out" 2>"$T/err"; RC=$?; }
 v fe5d32bf581bd63b2ca9a5c65ba5a625eab3fe24 6.12.5

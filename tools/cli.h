@@ -67,6 +67,7 @@ enum {
 	RUN_CORE = 1 << 2, /* the map has the core kernel's symbols too */
 	RUN_ONE = 1 << 3, /* unless --all, the map of the first argument only */
 	RUN_ONE_ONLY = 1 << 4, /* with exactly one argument, its map only */
+	RUN_ORC = 1 << 5, /* and its unwind tables (as --kernel asks) */
 };
 
 /* A command's run: what main set up for it, and its error. */
@@ -115,8 +116,11 @@ void warn_index(int r, const struct ms_err *err);
 /* Says once that debuginfod could not be reached, if so. */
 void run_finder_warn(struct run *run);
 /* The map the options name (decode reads its own, when it can). */
+/* Says why the map has no unwind tables for the core kernel, if x86-64. */
+void warn_no_orc(const struct ms_map *map);
+/* flags: MS_READ_CORE, MS_READ_ORC */
 int read_map(const struct ms_ctx *ctx, const struct opts *o,
-	     const char *only_module, bool core, struct ms_map **ret,
+	     const char *only_module, unsigned int flags, struct ms_map **ret,
 	     struct ms_err *err);
 unsigned int layout_flags(const struct opts *o);
 int write_buf(const struct opts *o, struct ms_buf *b, struct ms_err *err);

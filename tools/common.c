@@ -86,8 +86,16 @@ static int setup_ctx(const struct opts *o, struct ms_ctx **ret,
 	return 0;
 }
 
+void warn_no_orc(const struct ms_map *map)
+{
+	/* Only x86-64 has ORC: elsewhere none is nothing to say. */
+	if (map->why_no_orc && map->machine && !strcmp(map->machine, "x86_64"))
+		warn("no unwind tables for the core kernel, so bt past the first frames is the debugger's guess: %s",
+		     map->why_no_orc);
+}
+
 int read_map(const struct ms_ctx *ctx, const struct opts *o,
-	     const char *only_module, bool core, struct ms_map **ret,
+	     const char *only_module, unsigned int flags, struct ms_map **ret,
 	     struct ms_err *err)
 {
 	struct ms_source src = {
@@ -101,13 +109,7 @@ int read_map(const struct ms_ctx *ctx, const struct opts *o,
 		.force = o->force,
 		.mem_stats = getenv("MODSECT_MEM_STATS") != NULL,
 	};
-	/* Unwind tables go with the core kernel's symbols for a debugger. */
-	unsigned int flags = core ? MS_READ_CORE : 0;
-	int r;
-
-	if (core && o->kernel)
-		flags |= MS_READ_ORC;
-	r = ms_source_read(ctx, &src, only_module, flags, ret, err);
+	int r = ms_source_read(ctx, &src, only_module, flags, ret, err);
 
 	for (size_t i = 0; !r && i < (*ret)->nvanished; i++)
 		warn("module %s was unloaded while it was read; left out",
@@ -132,11 +134,15 @@ int run_setup(const struct cmd *c, struct run *run)
 	const struct opts *o = run->o;
 	bool core = (c->setup & RUN_CORE) || o->kallsyms || o->kernel ||
 		    o->vmlinux;
+	/* Unwind tables go with the core kernel's symbols for a debugger. */
+	bool orc = (c->setup & RUN_ORC) || (o->kernel && !o->vmlinux);
 	int r = setup_ctx(o, &run->ctx, &run->err);
 
 	if (!r && (c->setup & RUN_MAP))
-		r = read_map(run->ctx, o, only_module(c, o), core, &run->map,
-			     &run->err);
+		r = read_map(run->ctx, o, only_module(c, o),
+			     (core ? MS_READ_CORE : 0) |
+				     (orc ? MS_READ_ORC : 0),
+			     &run->map, &run->err);
 	if (!r && (c->setup & RUN_FINDER))
 		r = ms_finder_new(run->ctx, run->map->release, &run->fi,
 				  &run->err);

@@ -143,7 +143,7 @@ static int choose_map(struct run *run, const char *shown)
 {
 	const struct opts *o = run->o;
 
-	if (read_map(run->ctx, o, NULL, false, &run->map, &run->err) < 0) {
+	if (read_map(run->ctx, o, NULL, 0, &run->map, &run->err) < 0) {
 		run->map = NULL;
 		if (o->capture)
 			return -run->err.code;

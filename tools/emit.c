@@ -28,10 +28,8 @@ int emit_modules(struct run *run, bool lldb)
 		warn("%s", res.skipped[i]);
 	if (!r)
 		r = write_buf(o, &b, &run->err);
-	if (!r && so.kernel && !o->vmlinux && run->map->why_no_orc &&
-	    run->map->machine && !strcmp(run->map->machine, "x86_64"))
-		warn("no unwind tables for the core kernel, so bt past the first frames is the debugger's guess: %s",
-		     run->map->why_no_orc);
+	if (!r && so.kernel && !o->vmlinux)
+		warn_no_orc(run->map);
 	if (!r && res.nskipped)
 		warn("%zu of %zu modules skipped: no file found", res.nskipped,
 		     run->map->nmodules);

@@ -165,6 +165,13 @@ struct ms_buf {
 int ms_buf_open(struct ms_buf *b, struct ms_err *err);
 int ms_buf_close(struct ms_buf *b, struct ms_err *err);
 void ms_buf_free(struct ms_buf *b);
+/*
+ * What write_fd(fd, arg) writes to a temporary file, in memory: for ELF
+ * files, which libelf writes to a file descriptor.
+ */
+int ms_fd_bytes(int (*write_fd)(int fd, const void *arg, struct ms_err *err),
+		const void *arg, char **buf_ret, size_t *len_ret,
+		struct ms_err *err);
 /* Writes data to path atomically (temp file + rename), or to stdout for "-" or NULL. */
 int ms_write_out(const char *path, const void *data, size_t len,
 		 struct ms_err *err);

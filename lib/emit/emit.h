@@ -76,13 +76,6 @@ int ms_script_write(FILE *out, struct ms_finder *fi, const struct ms_map *map,
 		    struct ms_script_result *res, struct ms_err *err);
 void ms_script_result_clear(struct ms_script_result *res);
 /*
- * What write_fd(fd, arg) writes to a temporary file, in memory: for ELF
- * files, which libelf writes to a file descriptor.
- */
-int ms_fd_bytes(int (*write_fd)(int fd, const void *arg, struct ms_err *err),
-		const void *arg, char **buf_ret, size_t *len_ret,
-		struct ms_err *err);
-/*
  * An x86-64 ELF file holding only the .debug_frame made from orc, at its
  * addresses (unwelf.c): a module's unwind tables for a debugger.
  */

@@ -264,6 +264,32 @@ static size_t locals_first(struct out *o)
 	return nlocal;
 }
 
+/* The NOBITS sections the symbols are in, at their addresses. */
+static bool add_symbol_sections(struct out *o, const struct ms_map *map)
+{
+	for (size_t i = 0; i < o->nsecs; i++) {
+		const struct ksec *s = &o->secs[i];
+		GElf_Xword fl = SHF_ALLOC;
+		uint64_t end = s->hi + size_of(map, s->first + s->n - 1);
+		uint64_t size;
+
+		/* Up to the next section at the most, and one byte at least. */
+		if (i + 1 < o->nsecs && end > o->secs[i + 1].lo)
+			end = o->secs[i + 1].lo;
+		size = end > s->lo ? end - s->lo : 1;
+
+		if (s->kind == K_TEXT)
+			fl |= SHF_EXECINSTR;
+		if (s->kind == K_DATA || s->kind == K_BSS)
+			fl |= SHF_WRITE;
+		/* The last symbol gets at least one byte. */
+		if (!new_section(o, s->name, SHT_NOBITS, fl, s->lo,
+				 size ? size : 1, NULL, 0, ELF_T_BYTE))
+			return false;
+	}
+	return true;
+}
+
 static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 		     struct ms_err *err)
 {
@@ -304,27 +330,8 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 	if (add_symbols(o, map) < 0 || o->shstr.buf == NULL ||
 	    !(first_global = locals_first(o)))
 		return ms_err_errno(err, ENOMEM, "kallsyms ELF");
-	for (size_t i = 0; i < o->nsecs; i++) {
-		const struct ksec *s = &o->secs[i];
-		GElf_Xword fl = SHF_ALLOC;
-		uint64_t end = s->hi + size_of(map, s->first + s->n - 1);
-		uint64_t size;
-
-		/* Up to the next section at the most, and one byte at least. */
-		if (i + 1 < o->nsecs && end > o->secs[i + 1].lo)
-			end = o->secs[i + 1].lo;
-		size = end > s->lo ? end - s->lo : 1;
-
-		if (s->kind == K_TEXT)
-			fl |= SHF_EXECINSTR;
-		if (s->kind == K_DATA || s->kind == K_BSS)
-			fl |= SHF_WRITE;
-		/* The last symbol gets at least one byte. */
-		if (!new_section(o, s->name, SHT_NOBITS, fl, s->lo,
-				 size ? size : 1, NULL, 0, ELF_T_BYTE))
-			return ms_err_set(err, EIO, "libelf: %s",
-					  elf_errmsg(-1));
-	}
+	if (!add_symbol_sections(o, map))
+		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
 	if (o->cfi && !new_section(o, cfi_name, SHT_PROGBITS, 0, 0, o->cfi_len,
 				   o->cfi, o->cfi_len, ELF_T_BYTE))
 		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));

@@ -12,35 +12,6 @@
 
 #include "emit.h"
 
-int ms_fd_bytes(int (*write_fd)(int fd, const void *arg, struct ms_err *err),
-		const void *arg, char **buf_ret, size_t *len_ret,
-		struct ms_err *err)
-{
-	FILE *tmp = tmpfile();
-	off_t len;
-	char *buf;
-	int r;
-
-	if (!tmp)
-		return ms_err_errno(err, errno, "temporary file");
-	r = write_fd(fileno(tmp), arg, err);
-	if (!r && ((len = lseek(fileno(tmp), 0, SEEK_END)) < 0 ||
-		   lseek(fileno(tmp), 0, SEEK_SET) < 0))
-		r = ms_err_errno(err, errno, "temporary file");
-	if (!r && !(buf = malloc((size_t)len + 1)))
-		r = ms_err_errno(err, ENOMEM, "ELF file");
-	if (!r && read(fileno(tmp), buf, (size_t)len) != len) {
-		free(buf);
-		r = ms_err_errno(err, EIO, "temporary file");
-	}
-	fclose(tmp);
-	if (r)
-		return r;
-	*buf_ret = buf;
-	*len_ret = (size_t)len;
-	return 0;
-}
-
 static int kallsyms_fd(int fd, const void *map, struct ms_err *err)
 {
 	return ms_kallsyms_elf(map, fd, err);

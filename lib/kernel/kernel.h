@@ -56,6 +56,13 @@ struct ms_kimage;
 
 int ms_kimage_open(const char *path, struct ms_kimage **ret,
 		   struct ms_err *err);
+/*
+ * ms_kimage_open, through ctx's cache: a compressed image's kernel is kept
+ * there, decompressed, under the file's SHA-256, and read from there
+ * the next time.
+ */
+int ms_kimage_open_cached(const struct ms_ctx *ctx, const char *path,
+			  struct ms_kimage **ret, struct ms_err *err);
 void ms_kimage_free(struct ms_kimage *k);
 const char *ms_kimage_path(const struct ms_kimage *k);
 /* "bzImage+xz", "vmlinux", "Image+gzip" ...: for messages */
@@ -108,12 +115,13 @@ int ms_kimage_orc(const struct ms_kimage *k, const char *release,
  * from kallsyms), or says in map->why_no_orc why not. Fails only for
  * want of memory.
  */
-int ms_map_add_image_orc(struct ms_map *map, const char *path, bool force,
-			 struct ms_err *err);
+int ms_map_add_image_orc(const struct ms_ctx *ctx, struct ms_map *map,
+			 const char *path, bool force, struct ms_err *err);
 
 /* ---- the map from memory (kmem.c) ---- */
 
 struct ms_mem_src {
+	const struct ms_ctx *ctx; /* its cache keeps decompressed images */
 	struct ms_mem *mem;
 	const char *kernel_image; /* path, or NULL: find all in memory */
 	bool force; /* accept an image whose build-id differs */

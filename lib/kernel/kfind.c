@@ -223,7 +223,8 @@ int kfind_from_image(struct kern *k, const char *path, bool force,
 {
 	const void *btf;
 	size_t len;
-	int r = ms_kimage_open(path, &k->img, err);
+	int r = k->ctx ? ms_kimage_open_cached(k->ctx, path, &k->img, err) :
+			 ms_kimage_open(path, &k->img, err);
 
 	if (r)
 		return r;

@@ -145,7 +145,8 @@ int ms_map_read_memory(const struct ms_mem_src *src, const char *only_module,
 		       unsigned int flags, struct ms_map **ret,
 		       struct ms_err *err)
 {
-	struct kern k = { .mem = src->mem,
+	struct kern k = { .ctx = src->ctx,
+			  .mem = src->mem,
 			  .origin = src->mem->origin,
 			  .only_at = src->module_at };
 	struct ms_map *map = calloc(1, sizeof(*map));

@@ -24,6 +24,7 @@ struct btf;
 
 /* The running kernel, as the memory source found it. */
 struct kern {
+	const struct ms_ctx *ctx; /* for the cache of decompressed images */
 	struct ms_mem *mem;
 	const char *origin;
 	struct ms_kimage *img; /* NULL: everything from memory */

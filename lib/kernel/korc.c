@@ -131,13 +131,13 @@ static int image_offset(struct ms_kimage *img, const struct ms_map *map,
 			      ms_kimage_path(img), map->origin);
 }
 
-static int image_orc(struct ms_map *map, const char *path, bool force,
-		     struct ms_err *why)
+static int image_orc(const struct ms_ctx *ctx, struct ms_map *map,
+		     const char *path, bool force, struct ms_err *why)
 {
 	struct ms_kimage *img = NULL;
 	const char *bid;
 	int64_t off = 0;
-	int r = ms_kimage_open(path, &img, why);
+	int r = ms_kimage_open_cached(ctx, path, &img, why);
 
 	if (!r) {
 		bid = ms_kimage_build_id(img);
@@ -156,11 +156,11 @@ static int image_orc(struct ms_map *map, const char *path, bool force,
 	return r;
 }
 
-int ms_map_add_image_orc(struct ms_map *map, const char *path, bool force,
-			 struct ms_err *err)
+int ms_map_add_image_orc(const struct ms_ctx *ctx, struct ms_map *map,
+			 const char *path, bool force, struct ms_err *err)
 {
 	struct ms_err why = { 0 };
-	int r = image_orc(map, path, force, &why);
+	int r = image_orc(ctx, map, path, force, &why);
 
 	if (r == -ENOMEM)
 		return ms_err_errno(err, ENOMEM, "ORC");

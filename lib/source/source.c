@@ -10,7 +10,8 @@
 
 #ifndef MODSECT_STATIC
 /* --remote, --vmcore: the map from the kernel's memory. */
-static int read_memory(const struct ms_source *s, const char *only_module,
+static int read_memory(const struct ms_ctx *ctx, const struct ms_source *s,
+		       const char *only_module,
 		       unsigned int flags, struct ms_map **ret,
 		       struct ms_err *err)
 {
@@ -24,6 +25,7 @@ static int read_memory(const struct ms_source *s, const char *only_module,
 		r = ms_vmcore_open(s->vmcore, &src.mem, err);
 	if (r)
 		return r;
+	src.ctx = ctx;
 	src.kernel_image = s->kernel_image;
 	src.force = s->force;
 	src.module_at = s->module_at;
@@ -52,15 +54,15 @@ static int image_orc(const struct ms_ctx *ctx, const struct ms_source *s,
 	if (map->core_orc || map->why_no_orc)
 		return 0; /* the memory source read them or said why not */
 	if (s->kernel_image)
-		return ms_map_add_image_orc(map, s->kernel_image, s->force,
-					    err);
+		return ms_map_add_image_orc(ctx, map, s->kernel_image,
+					    s->force, err);
 	if (!s->capture && map->release &&
 	    asprintf(&path, "%s/boot/vmlinuz-%s",
 		     ms_ctx_root(ctx) ? ms_ctx_root(ctx) : "",
 		     map->release) < 0)
 		return ms_err_errno(err, ENOMEM, "kernel image");
 	if (path && access(path, R_OK) == 0) {
-		r = ms_map_add_image_orc(map, path, false, err);
+		r = ms_map_add_image_orc(ctx, map, path, false, err);
 		free(path);
 		return r;
 	}
@@ -82,7 +84,7 @@ int ms_source_read(const struct ms_ctx *ctx, const struct ms_source *src,
 
 #ifndef MODSECT_STATIC
 	if (src->remote || src->vmcore)
-		r = read_memory(src, only_module, flags, &map, err);
+		r = read_memory(ctx, src, only_module, flags, &map, err);
 	else
 #endif
 	if (src->capture)
