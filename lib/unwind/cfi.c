@@ -29,10 +29,11 @@
 #define ROWS_PER_FDE 32
 #define NREGS 17 /* rax..r15 and the return address column */
 #define RA 16
-#define EXPR_MAX 24
+#define EXPR_MAX 32
 
 /* struct pt_regs on x86-64 (arch/x86/include/asm/ptrace.h). */
 #define PTREGS_IP 128
+#define PTREGS_CS 136
 #define PTREGS_SP 152
 #define IRET_SP 24 /* in the iret frame: ip, cs, flags, sp, ss */
 static const int8_t ptregs_off[NREGS] = {
@@ -41,7 +42,7 @@ static const int8_t ptregs_off[NREGS] = {
 	[12] = 24, [13] = 16, [14] = 8, [15] = 0, [RA] = (int8_t)-1,
 };
 
-enum rule_kind { R_INIT, R_UNDEF, R_CFA_OFF, R_EXPR };
+enum rule_kind { R_INIT, R_UNDEF, R_CFA_OFF, R_EXPR, R_VAL_EXPR };
 
 struct rule {
 	uint8_t kind, len;
@@ -236,8 +237,43 @@ static void init_row(struct row *t)
 	t->reg[RA].off = -8;
 }
 
+/*
+ * For lldb, rbp of the frame a pt_regs holds: 0 when the frame is user
+ * mode's (cs & 3). lldb unwinds an address in no module (user space) by
+ * rbp, as a frame pointer, and would go on into user memory with it,
+ * showing garbage; a zero rbp ends its walk there, as the kernel's ends
+ * at user mode.
+ */
+static void user_bp_zero(const struct ms_orc_entry *e, struct row *t)
+{
+	struct expr x;
+
+	base_expr(e, 0, &x); /* regs */
+	ex_op(&x, DW_OP_dup);
+	ex_op(&x, DW_OP_plus_uconst);
+	ex_uleb(&x, PTREGS_CS);
+	ex_op(&x, DW_OP_deref);
+	ex_op(&x, DW_OP_lit3);
+	ex_op(&x, DW_OP_and);
+	ex_op(&x, DW_OP_bra); /* to the drop: 6 bytes on */
+	ex_op(&x, 6);
+	ex_op(&x, 0);
+	ex_op(&x, DW_OP_plus_uconst); /* kernel mode: regs->bp */
+	ex_uleb(&x, (uint64_t)ptregs_off[6]);
+	ex_op(&x, DW_OP_deref);
+	ex_op(&x, DW_OP_skip); /* over the drop and lit0 */
+	ex_op(&x, 2);
+	ex_op(&x, 0);
+	ex_op(&x, DW_OP_drop); /* user mode: 0 */
+	ex_op(&x, DW_OP_lit0);
+	t->reg[6].kind = R_VAL_EXPR;
+	t->reg[6].len = x.len;
+	memcpy(t->reg[6].expr, x.b, x.len);
+}
+
 /* The row an entry's frame unwinds by. */
-static void entry_row(const struct ms_orc_entry *e, struct row *t)
+static void entry_row(const struct ms_orc_entry *e, unsigned int flags,
+		      struct row *t)
 {
 	struct expr x;
 
@@ -290,6 +326,8 @@ static void entry_row(const struct ms_orc_entry *e, struct row *t)
 		ex_op(&x, DW_OP_breg6);
 		ex_sleb(&x, e->bp_offset);
 		set_expr(&t->reg[6], &x);
+	} else if (e->type == MS_ORC_REGS && (flags & MS_CFI_LLDB)) {
+		user_bp_zero(e, t);
 	}
 }
 
@@ -299,7 +337,7 @@ static bool rule_eq(const struct rule *a, const struct rule *b)
 		return false;
 	if (a->kind == R_CFA_OFF)
 		return a->off == b->off;
-	if (a->kind == R_EXPR)
+	if (a->kind == R_EXPR || a->kind == R_VAL_EXPR)
 		return a->len == b->len && !memcmp(a->expr, b->expr, a->len);
 	return true;
 }
@@ -358,7 +396,9 @@ static void emit_rule(struct out *o, int reg, const struct rule *r)
 		}
 		break;
 	case R_EXPR:
-		put8(o, DW_CFA_expression);
+	case R_VAL_EXPR:
+		put8(o, r->kind == R_EXPR ? DW_CFA_expression :
+					    DW_CFA_val_expression);
 		put_uleb(o, (uint64_t)reg);
 		put_uleb(o, r->len);
 		put(o, r->expr, r->len);
@@ -456,7 +496,7 @@ struct piece {
 
 /* One FDE of the pieces [i, j), all one kind and back to back. */
 static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
-		    size_t cie_off, bool z)
+		    size_t cie_off, bool z, unsigned int flags)
 {
 	size_t start = o->len;
 	struct row cur, t;
@@ -471,7 +511,7 @@ static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
 	for (size_t k = i; k < j; k++) {
 		if (k > i)
 			advance(o, p[k].lo - p[k - 1].lo);
-		entry_row(p[k].e, &t);
+		entry_row(p[k].e, flags, &t);
 		emit_row(o, &cur, &t);
 	}
 	end_entry(o, start);
@@ -511,6 +551,26 @@ static int make_pieces(const struct ms_orc *orc, const uint64_t *fs,
 	return 0;
 }
 
+/*
+ * Where the FDE that starts at piece i ends. For lldb, which reads one
+ * FDE per function, the one at its start, a function's FDE holds all its
+ * rows, under the "S" CIE if any is a signal frame's (*sig): lldb 14 takes
+ * an FDE's augmentation for its whole function's (a trap handler).
+ */
+static size_t fde_end(const struct piece *p, size_t np, size_t i,
+		      unsigned int flags, bool *sig)
+{
+	bool whole = (flags & MS_CFI_LLDB) && p[i].fstart;
+	size_t j = i + 1;
+
+	while (j < np && !p[j].fstart && p[j].lo == p[j - 1].hi &&
+	       (whole || (j - i < ROWS_PER_FDE && p[j].e->signal == *sig))) {
+		*sig |= p[j].e->signal;
+		j++;
+	}
+	return j;
+}
+
 /* Below every kernel address: the user half on 4- and 5-level paging. */
 #define USER_END (UINT64_C(1) << 56)
 
@@ -546,12 +606,9 @@ int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,
 		put_user_fde(&o, cie_plain);
 	for (size_t i = 0; i < np;) {
 		bool sig = p[i].e->signal;
-		size_t j = i + 1;
+		size_t j = fde_end(p, np, i, flags, &sig);
 
-		while (j < np && j - i < ROWS_PER_FDE && !p[j].fstart &&
-		       p[j].e->signal == sig && p[j].lo == p[j - 1].hi)
-			j++;
-		put_fde(&o, p, i, j, sig ? cie_signal : cie_plain, sig);
+		put_fde(&o, p, i, j, sig ? cie_signal : cie_plain, sig, flags);
 		i = j;
 	}
 	free(p);
