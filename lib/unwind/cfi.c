@@ -494,6 +494,20 @@ struct piece {
 	bool fstart; /* lo is a function's start */
 };
 
+/*
+ * For lldb: b, the last row of a function, is the padding after a
+ * noreturn call, whose return address is there. lldb 14 looks a caller's
+ * row up at the return address itself, not the byte before as gdb and
+ * the kernel do (unless it is a function's start), and would stop at the
+ * padding's undefined row: a's row runs on over it instead. Nothing runs
+ * in padding, so no frame is ever there itself.
+ */
+static bool call_pad(const struct piece *a, const struct piece *b)
+{
+	return !b->fstart && b->e->type == MS_ORC_UNDEFINED &&
+	       a->e->type == MS_ORC_CALL;
+}
+
 /* One FDE of the pieces [i, j), all one kind and back to back. */
 static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
 		    size_t cie_off, bool z, unsigned int flags)
@@ -509,6 +523,9 @@ static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
 		put_uleb(o, 0);
 	init_row(&cur);
 	for (size_t k = i; k < j; k++) {
+		if (k > i && k + 1 == j && (flags & MS_CFI_LLDB) &&
+		    call_pad(&p[k - 1], &p[k]))
+			break;
 		if (k > i)
 			advance(o, p[k].lo - p[k - 1].lo);
 		entry_row(p[k].e, flags, &t);
