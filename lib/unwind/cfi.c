@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfi-int.h"
 #include "unwind.h"
 
 #define ROWS_PER_FDE 32
@@ -57,80 +58,6 @@ struct row {
 	uint8_t cfa_expr[EXPR_MAX];
 	struct rule reg[NREGS];
 };
-
-struct out {
-	uint8_t *buf;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct out *o, const void *p, size_t n)
-{
-	if (o->oom)
-		return;
-	if (ms_reserve(&o->buf, &o->cap, o->len + n, 1, 1 << 16)) {
-		o->oom = true;
-		return;
-	}
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
-}
-
-static void put8(struct out *o, uint8_t v)
-{
-	put(o, &v, 1);
-}
-
-static void put_le(struct out *o, uint64_t v, int n)
-{
-	uint8_t b[8];
-
-	for (int i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> 8 * i);
-	put(o, b, (size_t)n);
-}
-
-static size_t uleb(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	do {
-		p[n] = v & 0x7f;
-		v >>= 7;
-		p[n] |= v ? 0x80 : 0;
-		n++;
-	} while (v);
-	return n;
-}
-
-static size_t sleb(uint8_t *p, int64_t v)
-{
-	size_t n = 0;
-	bool more;
-
-	do {
-		uint8_t b = v & 0x7f;
-
-		v >>= 7; /* arithmetic: gcc and clang */
-		more = !((v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40)));
-		p[n++] = b | (more ? 0x80 : 0);
-	} while (more);
-	return n;
-}
-
-static void put_uleb(struct out *o, uint64_t v)
-{
-	uint8_t b[10];
-
-	put(o, b, uleb(b, v));
-}
-
-static void put_sleb(struct out *o, int64_t v)
-{
-	uint8_t b[10];
-
-	put(o, b, sleb(b, v));
-}
 
 /* DWARF numbers of ORC's base registers (rdx 1, rdi 5, rbp 6, rsp 7). */
 static int dwarf_reg(uint8_t orc_reg)
@@ -246,29 +173,20 @@ static void init_row(struct row *t)
  */
 static void user_bp_zero(const struct ms_orc_entry *e, struct row *t)
 {
+	/* regs on the stack: (regs->cs & 3) ? 0 : regs->bp */
+	static const uint8_t tail[] = {
+		DW_OP_dup, DW_OP_plus_uconst, (PTREGS_CS & 0x7f) | 0x80, PTREGS_CS >> 7,
+		DW_OP_deref, DW_OP_lit3, DW_OP_and, DW_OP_bra, 6, 0,
+		DW_OP_plus_uconst, 32, DW_OP_deref, DW_OP_skip, 2, 0,
+		DW_OP_drop, DW_OP_lit0,
+	};
 	struct expr x;
 
-	base_expr(e, 0, &x); /* regs */
-	ex_op(&x, DW_OP_dup);
-	ex_op(&x, DW_OP_plus_uconst);
-	ex_uleb(&x, PTREGS_CS);
-	ex_op(&x, DW_OP_deref);
-	ex_op(&x, DW_OP_lit3);
-	ex_op(&x, DW_OP_and);
-	ex_op(&x, DW_OP_bra); /* to the drop: 6 bytes on */
-	ex_op(&x, 6);
-	ex_op(&x, 0);
-	ex_op(&x, DW_OP_plus_uconst); /* kernel mode: regs->bp */
-	ex_uleb(&x, (uint64_t)ptregs_off[6]);
-	ex_op(&x, DW_OP_deref);
-	ex_op(&x, DW_OP_skip); /* over the drop and lit0 */
-	ex_op(&x, 2);
-	ex_op(&x, 0);
-	ex_op(&x, DW_OP_drop); /* user mode: 0 */
-	ex_op(&x, DW_OP_lit0);
+	base_expr(e, 0, &x);
+	memcpy(x.b + x.len, tail, sizeof(tail));
+	x.len += sizeof(tail);
+	set_expr(&t->reg[6], &x);
 	t->reg[6].kind = R_VAL_EXPR;
-	t->reg[6].len = x.len;
-	memcpy(t->reg[6].expr, x.b, x.len);
 }
 
 /* The row an entry's frame unwinds by. */
