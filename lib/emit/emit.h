@@ -35,6 +35,12 @@ int ms_quote_lldb(const char *s, char **ret, struct ms_err *err);
  */
 int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err);
 /*
+ * The same for one debugger: lldb's unwind tables differ from gdb's
+ * (MS_CFI_LLDB), so each gets its own file.
+ */
+int ms_kallsyms_elf_for(const struct ms_map *map, bool lldb, int fd,
+			struct ms_err *err);
+/*
  * Checks a vmlinux against the running kernel (build-id of the map, from
  * /sys/kernel/notes) and gives the KASLR offset to add to its addresses
  * (runtime _stext from kallsyms minus the file's). A mismatch is refused
@@ -87,6 +93,9 @@ int ms_cfi_elf_bytes(const void *cfi, size_t len, char **buf_ret,
 /* The ELF of the map's core symbols (ms_kallsyms_elf), in memory. */
 int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
 			  size_t *len_ret, struct ms_err *err);
+int ms_kallsyms_elf_bytes_for(const struct ms_map *map, bool lldb,
+			      char **buf_ret, size_t *len_ret,
+			      struct ms_err *err);
 
 /* Modules' unwind tables, for the end of a gdb script. */
 struct ms_unwinds {

@@ -361,7 +361,7 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 
 /* The CFI of the map's ORC, an FDE per function (text symbol). */
 static int make_cfi(struct out *o, const struct ms_map *map,
-		    struct ms_err *err)
+		    unsigned int flags, struct ms_err *err)
 {
 	uint64_t *fs = malloc((map->ncore + 1) * sizeof(*fs));
 	size_t n = 0;
@@ -373,13 +373,19 @@ static int make_cfi(struct out *o, const struct ms_map *map,
 		if (kind_of(map->core[i].type) == K_TEXT &&
 		    (!n || fs[n - 1] != map->core[i].addr))
 			fs[n++] = map->core[i].addr;
-	r = ms_orc_to_debug_frame(map->core_orc, MS_CFI_USER_END, fs, n,
+	r = ms_orc_to_debug_frame(map->core_orc, MS_CFI_USER_END | flags, fs, n,
 				  &o->cfi, &o->cfi_len, NULL, err);
 	free(fs);
 	return r;
 }
 
 int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
+{
+	return ms_kallsyms_elf_for(map, false, fd, err);
+}
+
+int ms_kallsyms_elf_for(const struct ms_map *map, bool lldb, int fd,
+			struct ms_err *err)
 {
 	struct out o = { 0 };
 	int em, data, r;
@@ -406,7 +412,8 @@ int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
 	if (r)
 		return ms_err_errno(err, -r, "kallsyms ELF");
 	/* The unwind tables ride along: gdb and lldb read them from here. */
-	if (map->core_orc && em == EM_X86_64 && (r = make_cfi(&o, map, err))) {
+	if (map->core_orc && em == EM_X86_64 &&
+	    (r = make_cfi(&o, map, lldb ? MS_CFI_LLDB : 0, err))) {
 		free(o.secs);
 		return r;
 	}

@@ -14,13 +14,26 @@
 
 static int kallsyms_fd(int fd, const void *map, struct ms_err *err)
 {
-	return ms_kallsyms_elf(map, fd, err);
+	return ms_kallsyms_elf_for(map, false, fd, err);
+}
+
+static int kallsyms_lldb_fd(int fd, const void *map, struct ms_err *err)
+{
+	return ms_kallsyms_elf_for(map, true, fd, err);
 }
 
 int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
 			  size_t *len_ret, struct ms_err *err)
 {
 	return ms_fd_bytes(kallsyms_fd, map, buf_ret, len_ret, err);
+}
+
+int ms_kallsyms_elf_bytes_for(const struct ms_map *map, bool lldb,
+			      char **buf_ret, size_t *len_ret,
+			      struct ms_err *err)
+{
+	return ms_fd_bytes(lldb ? kallsyms_lldb_fd : kallsyms_fd, map, buf_ret,
+			   len_ret, err);
 }
 
 /*
@@ -187,7 +200,7 @@ static int emit_kernel(const struct ms_ctx *ctx, const struct ms_script_opts *o,
 
 	if (o->vmlinux)
 		return emit_vmlinux(o, map, lldb, out, err);
-	r = ms_kallsyms_elf_bytes(map, &buf, &len, err);
+	r = ms_kallsyms_elf_bytes_for(map, lldb, &buf, &len, err);
 
 	if (!r)
 		r = ms_cache_store(ctx, buf, len, ".kallsyms.elf", &path, err);

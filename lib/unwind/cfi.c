@@ -24,15 +24,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfi-int.h"
 #include "unwind.h"
 
 #define ROWS_PER_FDE 32
 #define NREGS 17 /* rax..r15 and the return address column */
 #define RA 16
-#define EXPR_MAX 24
+#define EXPR_MAX 32
 
 /* struct pt_regs on x86-64 (arch/x86/include/asm/ptrace.h). */
 #define PTREGS_IP 128
+#define PTREGS_CS 136
 #define PTREGS_SP 152
 #define IRET_SP 24 /* in the iret frame: ip, cs, flags, sp, ss */
 static const int8_t ptregs_off[NREGS] = {
@@ -41,7 +43,7 @@ static const int8_t ptregs_off[NREGS] = {
 	[12] = 24, [13] = 16, [14] = 8, [15] = 0, [RA] = (int8_t)-1,
 };
 
-enum rule_kind { R_INIT, R_UNDEF, R_CFA_OFF, R_EXPR };
+enum rule_kind { R_INIT, R_UNDEF, R_CFA_OFF, R_EXPR, R_VAL_EXPR };
 
 struct rule {
 	uint8_t kind, len;
@@ -56,80 +58,6 @@ struct row {
 	uint8_t cfa_expr[EXPR_MAX];
 	struct rule reg[NREGS];
 };
-
-struct out {
-	uint8_t *buf;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct out *o, const void *p, size_t n)
-{
-	if (o->oom)
-		return;
-	if (ms_reserve(&o->buf, &o->cap, o->len + n, 1, 1 << 16)) {
-		o->oom = true;
-		return;
-	}
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
-}
-
-static void put8(struct out *o, uint8_t v)
-{
-	put(o, &v, 1);
-}
-
-static void put_le(struct out *o, uint64_t v, int n)
-{
-	uint8_t b[8];
-
-	for (int i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> 8 * i);
-	put(o, b, (size_t)n);
-}
-
-static size_t uleb(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	do {
-		p[n] = v & 0x7f;
-		v >>= 7;
-		p[n] |= v ? 0x80 : 0;
-		n++;
-	} while (v);
-	return n;
-}
-
-static size_t sleb(uint8_t *p, int64_t v)
-{
-	size_t n = 0;
-	bool more;
-
-	do {
-		uint8_t b = v & 0x7f;
-
-		v >>= 7; /* arithmetic: gcc and clang */
-		more = !((v == 0 && !(b & 0x40)) || (v == -1 && (b & 0x40)));
-		p[n++] = b | (more ? 0x80 : 0);
-	} while (more);
-	return n;
-}
-
-static void put_uleb(struct out *o, uint64_t v)
-{
-	uint8_t b[10];
-
-	put(o, b, uleb(b, v));
-}
-
-static void put_sleb(struct out *o, int64_t v)
-{
-	uint8_t b[10];
-
-	put(o, b, sleb(b, v));
-}
 
 /* DWARF numbers of ORC's base registers (rdx 1, rdi 5, rbp 6, rsp 7). */
 static int dwarf_reg(uint8_t orc_reg)
@@ -236,8 +164,34 @@ static void init_row(struct row *t)
 	t->reg[RA].off = -8;
 }
 
+/*
+ * For lldb, rbp of the frame a pt_regs holds: 0 when the frame is user
+ * mode's (cs & 3). lldb unwinds an address in no module (user space) by
+ * rbp, as a frame pointer, and would go on into user memory with it,
+ * showing garbage; a zero rbp ends its walk there, as the kernel's ends
+ * at user mode.
+ */
+static void user_bp_zero(const struct ms_orc_entry *e, struct row *t)
+{
+	/* regs on the stack: (regs->cs & 3) ? 0 : regs->bp */
+	static const uint8_t tail[] = {
+		DW_OP_dup, DW_OP_plus_uconst, (PTREGS_CS & 0x7f) | 0x80, PTREGS_CS >> 7,
+		DW_OP_deref, DW_OP_lit3, DW_OP_and, DW_OP_bra, 6, 0,
+		DW_OP_plus_uconst, 32, DW_OP_deref, DW_OP_skip, 2, 0,
+		DW_OP_drop, DW_OP_lit0,
+	};
+	struct expr x;
+
+	base_expr(e, 0, &x);
+	memcpy(x.b + x.len, tail, sizeof(tail));
+	x.len += sizeof(tail);
+	set_expr(&t->reg[6], &x);
+	t->reg[6].kind = R_VAL_EXPR;
+}
+
 /* The row an entry's frame unwinds by. */
-static void entry_row(const struct ms_orc_entry *e, struct row *t)
+static void entry_row(const struct ms_orc_entry *e, unsigned int flags,
+		      struct row *t)
 {
 	struct expr x;
 
@@ -290,6 +244,8 @@ static void entry_row(const struct ms_orc_entry *e, struct row *t)
 		ex_op(&x, DW_OP_breg6);
 		ex_sleb(&x, e->bp_offset);
 		set_expr(&t->reg[6], &x);
+	} else if (e->type == MS_ORC_REGS && (flags & MS_CFI_LLDB)) {
+		user_bp_zero(e, t);
 	}
 }
 
@@ -299,7 +255,7 @@ static bool rule_eq(const struct rule *a, const struct rule *b)
 		return false;
 	if (a->kind == R_CFA_OFF)
 		return a->off == b->off;
-	if (a->kind == R_EXPR)
+	if (a->kind == R_EXPR || a->kind == R_VAL_EXPR)
 		return a->len == b->len && !memcmp(a->expr, b->expr, a->len);
 	return true;
 }
@@ -358,7 +314,9 @@ static void emit_rule(struct out *o, int reg, const struct rule *r)
 		}
 		break;
 	case R_EXPR:
-		put8(o, DW_CFA_expression);
+	case R_VAL_EXPR:
+		put8(o, r->kind == R_EXPR ? DW_CFA_expression :
+					    DW_CFA_val_expression);
 		put_uleb(o, (uint64_t)reg);
 		put_uleb(o, r->len);
 		put(o, r->expr, r->len);
@@ -454,9 +412,23 @@ struct piece {
 	bool fstart; /* lo is a function's start */
 };
 
+/*
+ * For lldb: b, the last row of a function, is the padding after a
+ * noreturn call, whose return address is there. lldb 14 looks a caller's
+ * row up at the return address itself, not the byte before as gdb and
+ * the kernel do (unless it is a function's start), and would stop at the
+ * padding's undefined row: a's row runs on over it instead. Nothing runs
+ * in padding, so no frame is ever there itself.
+ */
+static bool call_pad(const struct piece *a, const struct piece *b)
+{
+	return !b->fstart && b->e->type == MS_ORC_UNDEFINED &&
+	       a->e->type == MS_ORC_CALL;
+}
+
 /* One FDE of the pieces [i, j), all one kind and back to back. */
 static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
-		    size_t cie_off, bool z)
+		    size_t cie_off, bool z, unsigned int flags)
 {
 	size_t start = o->len;
 	struct row cur, t;
@@ -469,9 +441,12 @@ static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
 		put_uleb(o, 0);
 	init_row(&cur);
 	for (size_t k = i; k < j; k++) {
+		if (k > i && k + 1 == j && (flags & MS_CFI_LLDB) &&
+		    call_pad(&p[k - 1], &p[k]))
+			break;
 		if (k > i)
 			advance(o, p[k].lo - p[k - 1].lo);
-		entry_row(p[k].e, &t);
+		entry_row(p[k].e, flags, &t);
 		emit_row(o, &cur, &t);
 	}
 	end_entry(o, start);
@@ -511,6 +486,26 @@ static int make_pieces(const struct ms_orc *orc, const uint64_t *fs,
 	return 0;
 }
 
+/*
+ * Where the FDE that starts at piece i ends. For lldb, which reads one
+ * FDE per function, the one at its start, a function's FDE holds all its
+ * rows, under the "S" CIE if any is a signal frame's (*sig): lldb 14 takes
+ * an FDE's augmentation for its whole function's (a trap handler).
+ */
+static size_t fde_end(const struct piece *p, size_t np, size_t i,
+		      unsigned int flags, bool *sig)
+{
+	bool whole = (flags & MS_CFI_LLDB) && p[i].fstart;
+	size_t j = i + 1;
+
+	while (j < np && !p[j].fstart && p[j].lo == p[j - 1].hi &&
+	       (whole || (j - i < ROWS_PER_FDE && p[j].e->signal == *sig))) {
+		*sig |= p[j].e->signal;
+		j++;
+	}
+	return j;
+}
+
 /* Below every kernel address: the user half on 4- and 5-level paging. */
 #define USER_END (UINT64_C(1) << 56)
 
@@ -546,12 +541,9 @@ int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,
 		put_user_fde(&o, cie_plain);
 	for (size_t i = 0; i < np;) {
 		bool sig = p[i].e->signal;
-		size_t j = i + 1;
+		size_t j = fde_end(p, np, i, flags, &sig);
 
-		while (j < np && j - i < ROWS_PER_FDE && !p[j].fstart &&
-		       p[j].e->signal == sig && p[j].lo == p[j - 1].hi)
-			j++;
-		put_fde(&o, p, i, j, sig ? cie_signal : cie_plain, sig);
+		put_fde(&o, p, i, j, sig ? cie_signal : cie_plain, sig, flags);
 		i = j;
 	}
 	free(p);

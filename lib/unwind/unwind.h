@@ -134,6 +134,14 @@ void ms_orc_free(struct ms_orc *orc);
  * unwinds to user mode, unwind_next_frame() ends the trace; the debugger
  * shows the user ip as the last frame and stops there.
  */
+/*
+ * flags MS_CFI_LLDB: the CFI for lldb alone (gdb needs the default):
+ * one FDE per function with all its rows, under the "S" CIE if any of
+ * them is a signal frame's, as lldb reads only the FDE at a function's
+ * start; and a pt_regs of user mode gives rbp 0, where lldb's walk ends
+ * (it would unwind user space by rbp).
+ */
+#define MS_CFI_LLDB 0x2
 int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,
 			  const uint64_t *fstarts, size_t nfstarts,
 			  void **buf_ret, size_t *len_ret, size_t *nrows_ret,
