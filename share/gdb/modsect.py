@@ -27,6 +27,8 @@ import signal
 import sys
 import subprocess
 import tempfile
+import time
+import resource
 
 import gdb
 
@@ -176,6 +178,12 @@ def _script_module(text):
     return modsect_stub.script_module_name(text), addr, unwind
 
 
+def _child_cpu():
+    """CPU seconds of the children that have ended (modsect's runs)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 class _Stop(gdb.Breakpoint):
     """An internal, silent breakpoint whose stop never stops."""
 
@@ -248,10 +256,17 @@ class Follow:
             # breakpoint after the new symbols re-set every breakpoint
             # (lx-symbols sees it too, and calls it spurious).
             return
+        t0, c0 = time.monotonic(), _child_cpu()
         text, (name, addr, unwind) = self._one(mod)
+        t1, c1 = time.monotonic(), _child_cpu()
         source_text(text, quiet=True)
         self.loaded[mod] = (name, addr, unwind)
         gdb.write("modsect: %s loaded at 0x%x\n" % (name, addr))
+        if os.environ.get("MODSECT_FOLLOW_TIMES"):
+            # bench/: modsect's own time (its CPU), the event's whole
+            # (gdb reading memory for it, sourcing the symbols).
+            gdb.write("modsect: event %.3f s, modsect's cpu %.3f s, gdb's load %.3f s\n"
+                      % (t1 - t0, c1 - c0, time.monotonic() - t1))
 
     def on_free(self):
         mod = self._mod()
