@@ -64,8 +64,9 @@ san:
 # QEMU: test.sh (one boot), gdbcmd.sh (the in-gdb command, one boot),
 # memsrc.sh (the map from memory: gdbstub, tty, vmcores; one boot),
 # memfail.sh (a target that stops answering or goes away, vmcores cut
-# short: exit 3, nothing written; one boot) and ingdb.sh (modsect on gdb's own connection, module loads followed) on
-# Debian 12's 6.1; then kernel.sh's proofs (one boot each) on the other
+# short: exit 3, nothing written; one boot), ingdb.sh (modsect on gdb's own connection, module loads followed) and
+# unwind.sh (gdb's and lldb's bt against the kernel's own trace; one boot)
+# on Debian 12's 6.1; then kernel.sh's proofs (one boot each) on the other
 # kernels users run: CHECK_KERNELS (tests/vm/kernels.sh names them).
 CHECK_KERNELS ?= 6.12-amd64 686-pae arm64
 check: check-deps
@@ -77,14 +78,22 @@ check: check-deps
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/memsrc.sh
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/memfail.sh
 	MODSECT=$(SAN_BIN) tests/vm/ingdb.sh
+	MODSECT=$(SAN_BIN) tests/vm/unwind.sh
 	$(MAKE) check-kernels
 
-# kernel.sh on each of CHECK_KERNELS; every one runs, then the status.
+# kernel.sh on each of CHECK_KERNELS, and unwind.sh (bt against the
+# kernel's own unwinder) on the other x86-64 one; every one runs, then the
+# status.
+UNWIND_KERNELS ?= 6.12-amd64
 check-kernels: san
 	@rc=0; for k in $(CHECK_KERNELS); do \
 		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
 			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/$$k \
 			tests/vm/kernel.sh || rc=1; \
+	done; for k in $(UNWIND_KERNELS); do \
+		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
+			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/$$k \
+			tests/vm/unwind.sh || rc=1; \
 	done; exit $$rc
 
 # The whole VM suite on one kernel: make check-vm KERNEL=arm64 (host,

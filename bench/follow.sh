@@ -9,8 +9,9 @@
 #
 # Variants, one gdb session each, in turn: `modsect follow --kernel-image
 # VMLINUZ` with modsect's cache emptied first (the first event decompresses
-# the image and keeps it), the same with the cache kept, and `modsect
-# follow` with no image (kallsyms and BTF from memory at every event).
+# the image and keeps it), the same with the cache kept, `modsect follow`
+# with no image (kallsyms and BTF from memory at every event), and with
+# the image but no cache (it is decompressed at every event, as before).
 # Prints per variant the median, min and max of each time, and writes
 # bench/out/follow/ (gitignored).
 set -euo pipefail
@@ -54,6 +55,9 @@ rm -rf "$out/cache"
 session image-cold "--kernel-image $VM_KERNEL"
 session image "--kernel-image $VM_KERNEL"
 session memory ""
+# No cache to keep the decompressed image in (a directory that cannot be
+# made): every event decompresses it, as before the cache.
+XDG_CACHE_HOME=/proc/modsect-no-cache session image-no-cache "--kernel-image $VM_KERNEL"
 vm_stop
 
 python3 - "$out/events.tsv" <<'PY'
@@ -64,7 +68,7 @@ for line in open(sys.argv[1]):
     ev.setdefault(n, []).append([float(x) for x in v])
 print("| variant | events | event s (median, min-max) | modsect's CPU s | gdb's load s |")
 print("|---|---|---|---|---|")
-for n in ("image-cold", "image", "memory"):
+for n in ("image-cold", "image", "memory", "image-no-cache"):
     rows = ev.get(n, [])
     cols = list(zip(*rows)) if rows else [[], [], []]
     f = lambda c: "%.3f (%.3f-%.3f)" % (statistics.median(c), min(c), max(c)) if c else "-"

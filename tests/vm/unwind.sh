@@ -138,7 +138,7 @@ stop() {
 # session NAME BASE MODSECT-ARGS: one gdb session, all stops; the
 # triggers' values are BASE + 1...  Output in $W/NAME.out.
 session() {
-	local name=$1 b=$2 args=$3 i
+	local name=$1 b=$2 args=$3 after=${4:-} i
 	{
 		echo "set pagination off"
 		echo "set confirm off"
@@ -150,6 +150,7 @@ session() {
 		echo "python import time; _t0 = time.time()"
 		vm_gdb_try "modsect $args"
 		echo "python print('TIME %.2f' % (time.time() - _t0))"
+		[ -z "$after" ] || echo "$after"
 		for i in $(seq "$NIDLE"); do
 			echo "python ms_interrupt_later(0.5, 3.0)"
 			echo "continue"
@@ -183,6 +184,13 @@ session() {
 
 session memory 100 "gdb --all --kernel $FIND"
 session image 200 "gdb --all --kernel --kernel-image $VM_KERNEL $FIND"
+# bench/ (MODSECT_VM_UNWIND_VMLINUX=the debug vmlinux): what users had, gdb
+# with the debug vmlinux (its .debug_frame) and module symbols without
+# unwind tables, at the same stops; its results are "bench:" lines.
+if [ -n "${MODSECT_VM_UNWIND_VMLINUX:-}" ]; then
+	session vmlinux 400 "gdb --all --kernel --vmlinux $MODSECT_VM_UNWIND_VMLINUX $FIND" \
+		"python [gdb.execute('remove-symbol-file ' + o.filename, to_string=True) for o in gdb.objfiles() if o.filename.endswith('.unwind.elf')]; gdb.execute('disable frame-filter global modsect-kernel-entry')"
+fi
 
 # --- lldb: the same stops on lldb's own gdb-remote connection --------------
 # lldb 14 cannot attach to a running QEMU guest (README.md): vm_pause
@@ -275,7 +283,8 @@ fi
 # The comparison (python3): the kernel's traces and gdb's walks, one result
 # line per check: "P DESC" (ok), "F DESC" (not ok), "D TEXT" (detail).
 # shellcheck disable=SC2086 # LLDB_OUT: FILE BASE, or nothing
-python3 - "$W/dmesg.txt" "$W/memory.out" 100 "$W/image.out" 200 $LLDB_OUT >"$W/results" <<'EOF_PY'
+compare_walks() {
+python3 - "$W/dmesg.txt" "$@" <<'EOF_PY'
 import re, sys
 
 FRAME = re.compile(r"^(\? )?([A-Za-z0-9_.$]+)\+0x[0-9a-f]+/0x[0-9a-f]+( \[.*\])?$")
@@ -527,6 +536,8 @@ for path, base in zip(sys.argv[2::2], map(int, sys.argv[3::2])):
             continue
         compare(sess, "idle%d" % i, fr[k:], end, text, ref, " (stopped in %s, %d frames above do_idle)" % (at, got.index("do_idle")))
 EOF_PY
+}
+compare_walks "$W/memory.out" 100 "$W/image.out" 200 $LLDB_OUT >"$W/results"
 while read -r kind line; do
 	case $kind in
 	P) ok "$line" ;;
@@ -534,6 +545,16 @@ while read -r kind line; do
 	D) printf '    %s\n' "$line" ;;
 	esac
 done <"$W/results"
+if [ -n "${MODSECT_VM_UNWIND_VMLINUX:-}" ]; then
+	compare_walks "$W/vmlinux.out" 400 >"$W/results-vmlinux"
+	while read -r kind line; do
+		case $kind in
+		P) echo "bench: right: $line" ;;
+		F) echo "bench: WRONG: $line" ;;
+		D) printf 'bench:     %s\n' "$line" ;;
+		esac
+	done <"$W/results-vmlinux"
+fi
 
 vm_stop
 summary
