@@ -552,7 +552,7 @@ vm_resume() {
 		-ex detach >/dev/null 2>&1 || vm_die "vm_resume: gdb could not attach"
 }
 
-# vm_dump FILE [FORMAT [TIMEOUT]]: QMP dump-guest-memory of the running VM
+# vm_dump FILE [FORMAT [TIMEOUT [paging]]]: QMP dump-guest-memory of the running VM
 # into FILE (absolute or relative to the current directory), FORMAT elf
 # (default), kdump-zlib, kdump-lzo or kdump-snappy (the last two are not
 # built into Debian's QEMU 7.2), physical memory only (paging: false).  QEMU stops the guest while it dumps and lets it run
@@ -560,11 +560,11 @@ vm_resume() {
 # TIMEOUT seconds (default 300).  The dump carries the guest's VMCOREINFO
 # only if the guest loaded qemu_fw_cfg (CONFIG_FW_CFG_SYSFS).
 vm_dump() {
-	local file=$1 format=${2:-elf} timeout=${3:-300}
+	local file=$1 format=${2:-elf} timeout=${3:-300} paging=${4:-}
 	[ -S "$VM_RUN/qmp.sock" ] || vm_die "vm_dump: no QMP socket $VM_RUN/qmp.sock"
 	case $file in /*) ;; *) file=$PWD/$file ;; esac
 	rm -f "$file"
-	timeout "$((timeout + 10))" python3 - "$VM_RUN/qmp.sock" "$file" "$format" "$timeout" <<'EOF_PY' ||
+	timeout "$((timeout + 10))" python3 - "$VM_RUN/qmp.sock" "$file" "$format" "$timeout" "$paging" <<'EOF_PY' ||
 import json, socket, sys, time
 sock_path, path, fmt, limit = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -588,7 +588,9 @@ def cmd(name, **args):
     return reply()
 json.loads(f.readline())  # greeting
 cmd("qmp_capabilities")
-cmd("dump-guest-memory", paging=False, protocol="file:" + path,
+# paging: PT_LOADs at the virtual addresses of the CPU's page tables,
+# which a debugger reading the dump as a core file needs.
+cmd("dump-guest-memory", paging=sys.argv[5] == "paging", protocol="file:" + path,
     format=fmt, detach=True)
 end = time.time() + limit
 while True:
