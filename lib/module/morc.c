@@ -106,7 +106,7 @@ static int resolve(const struct place *p, const struct orcsecs *s,
 			return ms_err_kind(
 				err, MS_E_INPUT, EBADMSG,
 				"%s: relocation %zu of .orc_unwind_ip is not a PC32 one into the table",
-				ms_modfile_path(p->file), k);
+				p->file->path, k);
 		if (section_addr(p, sym.st_shndx, &base))
 			ips[r.r_offset / 4] =
 				base + sym.st_value + (uint64_t)r.r_addend;
