@@ -101,8 +101,8 @@ static void emit_arch(FILE *out, const struct ms_map *map,
  * gdb: the module's ORC tables, kept in u for a file of CFI of its own
  * at the end (unwscript.c). A module without them (another
  * architecture, a kernel without ORC) adds nothing: gdb unwinds it as it
- * always did. lldb finds unwind tables only in the file that holds an
- * address, so it gets none for modules.
+ * always did. lldb gets them in its copy of the module file instead
+ * (lldb_unwind).
  */
 static int gather_unwind(const struct ms_map *map, const struct ms_layout *l,
 			 FILE *out, struct ms_unwinds *u, struct ms_err *err)
@@ -133,6 +133,36 @@ static int gather_unwind(const struct ms_map *map, const struct ms_layout *l,
 	return 0;
 }
 
+/*
+ * lldb: the module's ORC tables as CFI in the copy of the file it loads
+ * (modcopy.c), as lldb reads an address's unwind tables only from the
+ * file that holds it. Without them lldb unwinds as it always did.
+ */
+static int lldb_unwind(const struct ms_ctx *ctx, const struct ms_map *map,
+		       struct ms_resolved *res, FILE *out, struct ms_err *err)
+{
+	struct ms_modfile *sym = res->debug && res->debug->file ?
+					 res->debug->file :
+					 res->file;
+	const struct ms_layout *l = res->layout;
+	struct ms_err why = { 0 };
+	size_t n = 0;
+	int r = ms_modfile_lldb_unwind(ctx, sym, l, map->release, &n, &why);
+
+	if (r == -ENOMEM) {
+		*err = why;
+		return r;
+	}
+	if (r && r != -ENOENT)
+		fprintf(out, "# %s: no unwind tables: %s\n", l->mod->name,
+			why.msg);
+	else if (!r)
+		fprintf(out,
+			"# %s: unwind tables from its ORC (%zu entries) in lldb's copy of its file\n",
+			l->mod->name, n);
+	return 0;
+}
+
 /* One module's commands into out; -ENOENT if its file is not found. */
 static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 		    const struct ms_map *map, const struct ms_module *mod,
@@ -145,6 +175,8 @@ static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 
 	if (!rc && !(map->machine && ms_arch_of_machine(map->machine)))
 		rc = vote(v, r.file, err);
+	if (!rc && so->lldb)
+		rc = lldb_unwind(ms_finder_ctx(fi), map, &r, out, err);
 	if (!rc)
 		rc = so->lldb ? ms_emit_lldb(out, r.layout, err) :
 				ms_emit_gdb(out, r.layout, err);

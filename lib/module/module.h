@@ -216,6 +216,28 @@ int ms_verify_file(const struct ms_module *mod, const struct ms_modfile *f,
  */
 int ms_layout_orc(const struct ms_layout *l, const char *release,
 		  struct ms_orc **ret, struct ms_err *err);
+/*
+ * The same tables with each address as MS_ORC_SECTION(ELF index of its
+ * section, offset in it): for a copy of the file, whose debugger places
+ * the sections itself.
+ */
+#define MS_ORC_SECTION_SHIFT 40
+#define MS_ORC_SECTION(ndx, off) \
+	(((uint64_t)(ndx) << MS_ORC_SECTION_SHIFT) | (uint64_t)(off))
+#define MS_ORC_SECTION_MAX 0xff00 /* SHN_LORESERVE: no section index */
+int ms_modfile_orc_sections(const struct ms_modfile *f, const char *release,
+			    struct ms_orc **ret, struct ms_err *err);
+
+/*
+ * lldb finds the unwind tables of an address only in the file that holds
+ * it: sym (l's file or its debug file, which lldb loads) gets a copy in
+ * the cache with l's ORC as .debug_frame (modcopy.c), which lldb_path
+ * then names. -ENOENT (said in err) when the module has no ORC tables;
+ * *nentries_ret (may be NULL) gets the number of entries.
+ */
+int ms_modfile_lldb_unwind(const struct ms_ctx *ctx, struct ms_modfile *sym,
+			   const struct ms_layout *l, const char *release,
+			   size_t *nentries_ret, struct ms_err *err);
 
 /* ---- debug info (debuginfo.c) ---- */
 

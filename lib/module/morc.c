@@ -15,12 +15,25 @@
 
 #include "modfile-int.h"
 
-/* The map's address of the file's section at ELF index shndx. */
-static bool section_addr(const struct ms_layout *l, size_t shndx,
-			 uint64_t *ret)
-{
-	const struct ms_modfile *f = l->file;
+/*
+ * Where the entries go: the map's addresses (ms_layout_orc), or section
+ * offsets tagged with the section's index (ms_modfile_orc_sections).
+ */
+struct place {
+	const struct ms_layout *l; /* NULL: tagged offsets in file */
+	const struct ms_modfile *file;
+};
 
+/* The map's address of the file's section at ELF index shndx. */
+static bool section_addr(const struct place *p, size_t shndx, uint64_t *ret)
+{
+	const struct ms_modfile *f = p->file;
+	const struct ms_layout *l = p->l;
+
+	if (!l) {
+		*ret = MS_ORC_SECTION(shndx, 0);
+		return shndx && shndx < MS_ORC_SECTION_MAX;
+	}
 	for (size_t i = 0; i < f->nsecs; i++) {
 		if (f->scn_index[i] != shndx)
 			continue;
@@ -70,7 +83,7 @@ static int find_sections(const struct ms_modfile *f, struct orcsecs *s)
 }
 
 /* ips[i] for each relocated slot; the rest stay ~0 (left out). */
-static int resolve(const struct ms_layout *l, const struct orcsecs *s,
+static int resolve(const struct place *p, const struct orcsecs *s,
 		   uint64_t *ips, size_t n, struct ms_err *err)
 {
 	size_t nrela = s->rela->d_size / sizeof(Elf64_Rela);
@@ -93,26 +106,30 @@ static int resolve(const struct ms_layout *l, const struct orcsecs *s,
 			return ms_err_kind(
 				err, MS_E_INPUT, EBADMSG,
 				"%s: relocation %zu of .orc_unwind_ip is not a PC32 one into the table",
-				ms_modfile_path(l->file), k);
-		if (section_addr(l, sym.st_shndx, &base))
+				p->file->path, k);
+		if (section_addr(p, sym.st_shndx, &base))
 			ips[r.r_offset / 4] =
 				base + sym.st_value + (uint64_t)r.r_addend;
 	}
 	return 0;
 }
 
-/* Each entry ends where its executable section does. */
-static int clip(const struct ms_layout *l, struct ms_orc *o,
-		struct ms_err *err)
+/* The executable sections where p puts them: [lo, hi) each. */
+static size_t exec_ranges(const struct place *p, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t *lo = calloc(l->nsecs + 1, sizeof(*lo));
-	uint64_t *hi = calloc(l->nsecs + 1, sizeof(*hi));
+	const struct ms_layout *l = p->l;
+	const struct ms_modfile *f = p->file;
 	size_t n = 0;
 
-	if (!lo || !hi) {
-		free(lo);
-		free(hi);
-		return ms_err_errno(err, ENOMEM, "ORC");
+	if (!l) {
+		for (size_t i = 0; i < f->nsecs; i++)
+			if ((f->secs[i].flags & SHF_EXECINSTR) &&
+			    (f->secs[i].flags & SHF_ALLOC) &&
+			    section_addr(p, f->scn_index[i], &lo[n])) {
+				hi[n] = lo[n] + f->secs[i].size;
+				n++;
+			}
+		return n;
 	}
 	for (size_t k = 0; k < l->nsecs; k++)
 		if (l->secs[k].place == MS_PLACE_LOADED &&
@@ -120,16 +137,31 @@ static int clip(const struct ms_layout *l, struct ms_orc *o,
 			lo[n] = l->secs[k].addr;
 			hi[n++] = l->secs[k].addr + l->secs[k].size;
 		}
-	ms_orc_clip(o, lo, hi, n);
+	return n;
+}
+
+/* Each entry ends where its executable section does. */
+static int clip(const struct place *p, struct ms_orc *o, struct ms_err *err)
+{
+	size_t max = (p->l ? p->l->nsecs : p->file->nsecs) + 1;
+	uint64_t *lo = calloc(max, sizeof(*lo));
+	uint64_t *hi = calloc(max, sizeof(*hi));
+
+	if (!lo || !hi) {
+		free(lo);
+		free(hi);
+		return ms_err_errno(err, ENOMEM, "ORC");
+	}
+	ms_orc_clip(o, lo, hi, exec_ranges(p, lo, hi));
 	free(lo);
 	free(hi);
 	return 0;
 }
 
-int ms_layout_orc(const struct ms_layout *l, const char *release,
-		  struct ms_orc **ret, struct ms_err *err)
+static int place_orc(const struct place *p, const char *release,
+		     struct ms_orc **ret, struct ms_err *err)
 {
-	const struct ms_modfile *f = l->file;
+	const struct ms_modfile *f = p->file;
 	struct orcsecs s = { 0 };
 	uint64_t *ips;
 	size_t n;
@@ -162,14 +194,26 @@ int ms_layout_orc(const struct ms_layout *l, const char *release,
 	ips = malloc((n ? n : 1) * sizeof(*ips));
 	if (!ips)
 		return ms_err_errno(err, ENOMEM, "ORC");
-	r = resolve(l, &s, ips, n, err);
+	r = resolve(p, &s, ips, n, err);
 	if (!r)
 		r = ms_orc_from_ips(ips, s.ent->d_buf, n, ver, f->path, ret,
 				    err);
 	free(ips);
-	if (!r && (r = clip(l, *ret, err))) {
+	if (!r && (r = clip(p, *ret, err))) {
 		ms_orc_free(*ret);
 		*ret = NULL;
 	}
 	return r;
+}
+
+int ms_layout_orc(const struct ms_layout *l, const char *release,
+		  struct ms_orc **ret, struct ms_err *err)
+{
+	return place_orc(&(struct place){ l, l->file }, release, ret, err);
+}
+
+int ms_modfile_orc_sections(const struct ms_modfile *f, const char *release,
+			    struct ms_orc **ret, struct ms_err *err)
+{
+	return place_orc(&(struct place){ NULL, f }, release, ret, err);
 }
