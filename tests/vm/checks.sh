@@ -173,8 +173,52 @@ vm_dbgfile_ok() {
 		VM_DBGFILE="the debugger copy ${copy:0:12}...ko of ${file##*/} (sh_addr 0), build-id $bid == the module's"
 		return 0
 	fi
+	if [ "${3:-}" = lldb ] && vm_unwind_copy_ok "$got" "$file"; then
+		VM_DBGFILE="lldb's copy ${got##*/} of ${file##*/} with its unwind tables: every allocated section's bytes the same, build-id $bid == the module's"
+		return 0
+	fi
 	VM_DBGFILE="$got, want the debugger copy $copy of $file (build-id ${gbid:-none}, the module's $bid)"
 	return 1
+}
+
+# vm_unwind_copy_ok GOT FILE: GOT is modsect's copy of the module FILE
+# that lldb reads with the module's unwind tables (lib/module/modcopy.c):
+# a .debug_frame and its .rela.debug_frame added, and every SHF_ALLOC
+# section of FILE there with the same name, size and bytes (code sections
+# may be marked writable: lldb then reads code from the target).
+vm_unwind_copy_ok() {
+	python3 - "$@" <<'EOF_PY'
+import lzma, struct, subprocess, sys, zlib
+def load(path):
+    d = open(path, "rb").read()
+    if d.startswith(b"\xfd7zXZ\0"):
+        d = lzma.decompress(d)
+    elif d.startswith(b"\x1f\x8b"):
+        d = zlib.decompress(d, 31)
+    elif d.startswith(b"\x28\xb5\x2f\xfd"):
+        d = subprocess.run(["zstd", "-qdc", path], check=True, stdout=subprocess.PIPE).stdout
+    if d[:4] != b"\x7fELF" or d[4] != 2:
+        sys.exit(1)
+    shoff, = struct.unpack_from("<Q", d, 0x28)
+    entsz, num, strndx = struct.unpack_from("<HHH", d, 0x3a)
+    sh = [struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * entsz) for i in range(num)]
+    so = sh[strndx][4]
+    def nm(s):
+        return d[so + s[0]:d.index(b"\0", so + s[0])].decode("latin-1")
+    return d, {nm(s): s for s in sh}
+got, gs = load(sys.argv[1])
+org, os_ = load(sys.argv[2])
+if ".debug_frame" not in gs or ".rela.debug_frame" not in gs:
+    sys.exit(1)
+for n, s in os_.items():
+    if not s[2] & 2:  # SHF_ALLOC
+        continue
+    g = gs.get(n)
+    if g is None or g[5] != s[5]:
+        sys.exit(1)
+    if s[1] != 8 and got[g[4]:g[4] + g[5]] != org[s[4]:s[4] + s[5]]:  # not NOBITS
+        sys.exit(1)
+EOF_PY
 }
 
 # vm_expected_syms DIR: the module symbols a gdb holding every module must

@@ -43,6 +43,12 @@ else
 	else
 		live_lldb_re="^target modules load --file \"/.*/$LIVE_COPY\" \\.text "
 	fi
+	# With the module's ORC, lldb reads a copy with its unwind tables
+	# (lib/module/modcopy.c), named by its content, said by a comment.
+	if grep -q "^# modsect_test: unwind tables from its ORC ([0-9]* entries) in lldb's copy of its file$" "$VM_RUN/live-lldb.txt"; then
+		live_lldb_re='^target modules load --file "/.*/[0-9a-f]\{64\}\.ko" \.text '
+		LIVE_COPY="(a copy with its unwind tables)"
+	fi
 	if [ "$(live_rc lldb)" = rc=0 ] && grep -q "$live_lldb_re" "$VM_RUN/live-lldb.txt" &&
 		grep -q '^# modsect_test (live) from /lib/modules/.*/modsect_test.ko$' "$VM_RUN/live-lldb.txt"; then
 		ok "live in the guest: modsect lldb modsect_test$([ "${LIVE_COPY:--}" = - ] || echo " (lldb reads its copy $LIVE_COPY: the guest's module with sh_addr 0)")"
