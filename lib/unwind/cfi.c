@@ -498,7 +498,13 @@ static size_t fde_end(const struct piece *p, size_t np, size_t i,
 	bool whole = (flags & MS_CFI_LLDB) && p[i].fstart;
 	size_t j = i + 1;
 
+	/*
+	 * An advance is at most 32 bits (DW_CFA_advance_loc4): a row further
+	 * from the one before starts an FDE of its own. No kernel has such
+	 * a function; hostile tables do (fuzz_orc).
+	 */
 	while (j < np && !p[j].fstart && p[j].lo == p[j - 1].hi &&
+	       p[j].lo - p[j - 1].lo <= UINT32_MAX &&
 	       (whole || (j - i < ROWS_PER_FDE && p[j].e->signal == *sig))) {
 		*sig |= p[j].e->signal;
 		j++;
