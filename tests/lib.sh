@@ -344,6 +344,34 @@ std_fixture() {
 	[ -n "$BUILD_ID" ]
 }
 
+# orc_fixture: as std_fixture, with ORC tables in the module as objtool
+# writes them for 6.1 (the map's release): PC32 relocations against the
+# functions, CALL entries (sp_reg 5 = SP, bp_reg 1 = PREV_SP), the last
+# one in .init.text, which a live module has freed (t-orc, t-orc-lldb).
+# Sets KO and R.
+orc_fixture() {
+	KO=$T/mod/testmod.ko
+	R=$T/root
+	mkmod "$T/mod" testmod || return 1
+	cat >"$T/mod/orc.s" <<'S'
+	.section .orc_unwind_ip,"a"
+	.long testmod_func - .
+	.long testmod_func + 4 - .
+	.long testmod_helper - .
+	.long testmod_init - .
+	.section .orc_unwind,"a"
+	.short 8, 0, 0x0005
+	.short 16, -16, 0x0015
+	.short 8, 0, 0x0005
+	.short 8, 0, 0x0005
+	.section .note.GNU-stack,"",@progbits
+S
+	as -o "$T/mod/orc.o" "$T/mod/orc.s" &&
+		ld -r --build-id=sha1 -o "$KO" "$T/mod/testmod.o" "$T/mod/orc.o" &&
+		mkrelease "$R" && mksysmod "$R" testmod "$KO" live &&
+		install_mod "$R" "$KO" drivers/misc/testmod.ko
+}
+
 # split_debug KO STRIPPED DEBUG: STRIPPED is KO without DWARF (strip
 # --strip-debug keeps the build-id note), DEBUG its separate debug file
 # (objcopy --only-keep-debug: DWARF and the build-id, .modinfo NOBITS).

@@ -9,29 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 need gcc ld as depmod objcopy nm readelf || finish
 
-KO=$T/mod/testmod.ko
-R=$T/root
-mkmod "$T/mod" testmod || bail "mkmod"
-# As t-orc.sh: 6.1's format, CALL entries, the last one in .init.text.
-cat >"$T/mod/orc.s" <<'S'
-	.section .orc_unwind_ip,"a"
-	.long testmod_func - .
-	.long testmod_func + 4 - .
-	.long testmod_helper - .
-	.long testmod_init - .
-	.section .orc_unwind,"a"
-	.short 8, 0, 0x0005
-	.short 16, -16, 0x0015
-	.short 8, 0, 0x0005
-	.short 8, 0, 0x0005
-	.section .note.GNU-stack,"",@progbits
-S
-as -o "$T/mod/orc.o" "$T/mod/orc.s" &&
-	ld -r --build-id=sha1 -o "$KO" "$T/mod/testmod.o" "$T/mod/orc.o" ||
-	bail "ld"
-mkrelease "$R"
-mksysmod "$R" testmod "$KO" live || bail "mksysmod"
-install_mod "$R" "$KO" drivers/misc/testmod.ko || bail "install"
+orc_fixture || bail "orc_fixture"
 FUNC=$(symval "$KO" testmod_func)
 HELP=$(symval "$KO" testmod_helper)
 

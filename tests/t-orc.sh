@@ -89,31 +89,7 @@ check_refused "no header and release 7.1 (registers renumbered): refused" 1 \
 	'ORC tables of Linux 7\.1 without an \.orc_header: modsect knows their format only by its hash'
 
 # --- a module's tables, at its map addresses --------------------------------
-KO=$T/mod/testmod.ko
-R=$T/root
-mkmod "$T/mod" testmod || bail "mkmod"
-# ORC as objtool writes it for 6.1 (the map's release): PC32 relocations
-# against the functions, CALL entries (sp_reg 5 = SP, bp_reg 1 = PREV_SP);
-# the last one in .init.text, which a live module has freed.
-cat >"$T/mod/orc.s" <<'S'
-	.section .orc_unwind_ip,"a"
-	.long testmod_func - .
-	.long testmod_func + 4 - .
-	.long testmod_helper - .
-	.long testmod_init - .
-	.section .orc_unwind,"a"
-	.short 8, 0, 0x0005
-	.short 16, -16, 0x0015
-	.short 8, 0, 0x0005
-	.short 8, 0, 0x0005
-	.section .note.GNU-stack,"",@progbits
-S
-as -o "$T/mod/orc.o" "$T/mod/orc.s" &&
-	ld -r --build-id=sha1 -o "$KO" "$T/mod/testmod.o" "$T/mod/orc.o" ||
-	bail "ld"
-mkrelease "$R"
-mksysmod "$R" testmod "$KO" live || bail "mksysmod"
-install_mod "$R" "$KO" drivers/misc/testmod.ko || bail "install"
+orc_fixture || bail "orc_fixture"
 FUNC=$(hexadd $A_TEXT "$(symval "$KO" testmod_func)")
 HELP=$(hexadd $A_TEXT "$(symval "$KO" testmod_helper)")
 

@@ -326,6 +326,17 @@ fi
 # The comparison (python3): the kernel's traces and gdb's walks, one result
 # line per check: "P DESC" (ok), "F DESC" (not ok), "D TEXT" (detail).
 # shellcheck disable=SC2086 # LLDB_OUT, VMCORE_OUT: FILE BASE, or nothing
+# Comparisons that do not count, as "bench:" lines.
+bench_results() {
+	while read -r kind line; do
+		case $kind in
+		P) echo "bench: right: $line" ;;
+		F) echo "bench: WRONG: $line" ;;
+		D) printf 'bench:     %s\n' "$line" ;;
+		esac
+	done
+}
+
 compare_walks() {
 python3 - "$W/dmesg.txt" "$@" <<'EOF_PY'
 import re, sys
@@ -585,14 +596,7 @@ for path, base in zip(sys.argv[2::2], map(int, sys.argv[3::2])):
 EOF_PY
 }
 if [ -n "$OTHER" ]; then
-	compare_walks "$W/memory.out" 100 >"$W/results-other"
-	while read -r kind line; do
-		case $kind in
-		P) echo "bench: right: $line" ;;
-		F) echo "bench: WRONG: $line" ;;
-		D) printf 'bench:     %s\n' "$line" ;;
-		esac
-	done <"$W/results-other"
+	compare_walks "$W/memory.out" 100 | bench_results
 	vm_stop
 	summary
 	exit
@@ -606,14 +610,7 @@ while read -r kind line; do
 	esac
 done <"$W/results"
 if [ -n "${MODSECT_VM_UNWIND_VMLINUX:-}" ]; then
-	compare_walks "$W/vmlinux.out" 400 >"$W/results-vmlinux"
-	while read -r kind line; do
-		case $kind in
-		P) echo "bench: right: $line" ;;
-		F) echo "bench: WRONG: $line" ;;
-		D) printf 'bench:     %s\n' "$line" ;;
-		esac
-	done <"$W/results-vmlinux"
+	compare_walks "$W/vmlinux.out" 400 | bench_results
 fi
 
 vm_stop
