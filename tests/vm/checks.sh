@@ -164,6 +164,10 @@ vm_dbgfile_ok() {
 	elif [ "$copy" = - ]; then
 		VM_DBGFILE="${file##*/} itself"
 		[ "$(readlink -f "$got")" = "$(readlink -f "$file")" ] && return 0
+		if [ "${3:-}" = lldb ] && vm_unwind_copy_ok "$got" "$file"; then
+			VM_DBGFILE="lldb's copy ${got##*/} of ${file##*/} with its unwind tables: every allocated section's bytes the same"
+			return 0
+		fi
 		VM_DBGFILE="$got, not $file itself"
 		return 1
 	fi
