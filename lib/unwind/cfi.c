@@ -426,11 +426,46 @@ static bool call_pad(const struct piece *a, const struct piece *b)
 	       a->e->type == MS_ORC_CALL;
 }
 
+/* A function's first state: the return address at rsp, nothing saved. */
+static bool entry_state(const struct ms_orc_entry *e)
+{
+	return e->type == MS_ORC_CALL && e->sp_reg == MS_ORC_REG_SP &&
+	       e->sp_offset == 8 && e->bp_reg == MS_ORC_REG_UNDEFINED;
+}
+
+/*
+ * For lldb, as call_pad(), where the noreturn call is followed by a trap
+ * (ud2, 6.12's x86_64_start_kernel) that objtool gives the function's
+ * first state: lldb would read the caller's return address at rsp + 8
+ * from the trap's row and find none. The state can only go back to the
+ * first in one instruction there after a noreturn call or at the end of
+ * an epilogue (a ret); a row shorter than a call holds no return address
+ * but at its start, and 6.1's and 6.12's epilogues end in a 5-byte jmp to
+ * the return thunk, left alone. Where a 1-byte ret is last (no return
+ * thunk), lldb's frame 0 there is still right: it analyses a function's
+ * code for frame 0 where its last row is not its first state.
+ */
+static bool call_trap(const struct piece *a, const struct piece *b)
+{
+	return !b->fstart && entry_state(b->e) && !entry_state(a->e) &&
+	       a->e->type == MS_ORC_CALL && b->e->end - b->lo < 5;
+}
+
+/* How many of the pieces [i, j) of one function lldb gets rows for. */
+static size_t lldb_rows(const struct piece *p, size_t i, size_t j)
+{
+	if (j - i > 1 && call_pad(&p[j - 2], &p[j - 1]))
+		j--;
+	if (j - i > 1 && call_trap(&p[j - 2], &p[j - 1]))
+		j--;
+	return j;
+}
+
 /* One FDE of the pieces [i, j), all one kind and back to back. */
 static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
 		    size_t cie_off, bool z, unsigned int flags)
 {
-	size_t start = o->len;
+	size_t start = o->len, rows = j;
 	struct row cur, t;
 
 	put_le(o, 0, 4);
@@ -440,10 +475,9 @@ static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
 	if (z)
 		put_uleb(o, 0);
 	init_row(&cur);
-	for (size_t k = i; k < j; k++) {
-		if (k > i && k + 1 == j && (flags & MS_CFI_LLDB) &&
-		    call_pad(&p[k - 1], &p[k]))
-			break;
+	if (flags & MS_CFI_LLDB)
+		rows = lldb_rows(p, i, j);
+	for (size_t k = i; k < rows; k++) {
 		if (k > i)
 			advance(o, p[k].lo - p[k - 1].lo);
 		entry_row(p[k].e, flags, &t);
