@@ -374,12 +374,15 @@ def ktrace(marker):
     i = idx[-1]
     t = {"frames": [], "rip": None, "lines": [], "user": None}
     j = i + 1
-    while j < len(dmesg) and j < i + 80 and dmesg[j].strip() != "Call Trace:":
+    # arm64 prints "Call trace:" and no <TASK> markers (i386 and x86-64
+    # "Call Trace:"); the trace ends at the first line that is no frame.
+    heads = ("Call Trace:", "Call trace:")
+    while j < len(dmesg) and j < i + 80 and dmesg[j].strip() not in heads:
         m = re.match(r"^RIP: 00[0-9a-f]+:([A-Za-z0-9_.$]+)\+", dmesg[j].strip())
         if m and t["rip"] is None:
             t["rip"] = m.group(1)
         j += 1
-    if j >= len(dmesg) or dmesg[j].strip() != "Call Trace:":
+    if j >= len(dmesg) or dmesg[j].strip() not in heads:
         return None
     ctx = ""
     for l in dmesg[j + 1:j + 200]:
