@@ -485,17 +485,6 @@ static bool elf_symbol(Elf *elf, const char *want, uint64_t *ret)
 	return false;
 }
 
-static bool core_symbol(const struct ms_map *map, const char *want,
-			uint64_t *ret)
-{
-	for (size_t i = 0; i < map->ncore; i++)
-		if (!strcmp(map->core[i].name, want)) {
-			*ret = map->core[i].addr;
-			return true;
-		}
-	return false;
-}
-
 int ms_vmlinux_offset(const char *path, const struct ms_map *map, bool force,
 		      int64_t *offset_ret, char **note_ret, struct ms_err *err)
 {
@@ -524,7 +513,7 @@ int ms_vmlinux_offset(const char *path, const struct ms_map *map, bool force,
 	bid = elf_build_id(elf);
 	for (size_t i = 0; !anchor && i < 3; i++)
 		if (elf_symbol(elf, anchors[i], &link) &&
-		    core_symbol(map, anchors[i], &run))
+		    ms_map_core_symbol(map, anchors[i], &run))
 			anchor = anchors[i];
 	if (!anchor) {
 		r = ms_err_set(

@@ -115,15 +115,13 @@ static int image_offset(struct ms_kimage *img, const struct ms_map *map,
 	int r = ms_kimage_ksymtab(img, &t, err);
 
 	for (size_t i = 0; !r && i < 3; i++) {
-		uint64_t link;
+		uint64_t link, run;
 
-		if (ms_ksymtab_lookup(t, anchors[i], &link))
-			continue;
-		for (size_t j = 0; j < map->ncore; j++)
-			if (!strcmp(map->core[j].name, anchors[i])) {
-				*ret = (int64_t)(map->core[j].addr - link);
-				return 0;
-			}
+		if (!ms_ksymtab_lookup(t, anchors[i], &link) &&
+		    ms_map_core_symbol(map, anchors[i], &run)) {
+			*ret = (int64_t)(run - link);
+			return 0;
+		}
 	}
 	return r ? r :
 		   ms_err_set(err, ENOENT,

@@ -22,6 +22,17 @@ void ms_module_clear(struct ms_module *m)
 	free(m->ksyms);
 }
 
+bool ms_map_core_symbol(const struct ms_map *map, const char *name,
+			uint64_t *addr_ret)
+{
+	for (size_t i = 0; i < map->ncore; i++)
+		if (!strcmp(map->core[i].name, name)) {
+			*addr_ret = map->core[i].addr;
+			return true;
+		}
+	return false;
+}
+
 void ms_map_free(struct ms_map *map)
 {
 	if (!map)

@@ -63,6 +63,9 @@ void ms_module_clear(struct ms_module *m);
 const struct ms_module *ms_map_find(const struct ms_map *map, const char *name);
 const struct ms_section *ms_module_section(const struct ms_module *mod,
 					   const char *name);
+/* The address of the first core kernel symbol called name, if any. */
+bool ms_map_core_symbol(const struct ms_map *map, const char *name,
+			uint64_t *addr_ret);
 /* Module names compare with '-' and '_' as the same character. */
 bool ms_modname_eq(const char *a, const char *b);
 /* The first GNU build-id in a buffer of ELF notes, as hex; NULL if none. */

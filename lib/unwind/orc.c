@@ -148,16 +148,13 @@ static int sort_unique(struct ms_orc *o, struct ms_err *err)
 {
 	size_t w = 0;
 
-	for (size_t i = 1; i < o->n; i++) {
-		if (o->e[i].ip < o->e[i - 1].ip) {
-			void *tmp = malloc(o->n * sizeof(*o->e));
+	if (!ms_sorted(o->e, o->n, sizeof(*o->e), ms_cmp_u64)) {
+		void *tmp = malloc(o->n * sizeof(*o->e));
 
-			if (!tmp)
-				return ms_err_errno(err, ENOMEM, "ORC");
-			ms_radix_sort(o->e, tmp, o->n, sizeof(*o->e));
-			free(tmp);
-			break;
-		}
+		if (!tmp)
+			return ms_err_errno(err, ENOMEM, "ORC");
+		ms_radix_sort(o->e, tmp, o->n, sizeof(*o->e));
+		free(tmp);
 	}
 	for (size_t i = 0; i < o->n; i++) {
 		if (w && o->e[w - 1].ip == o->e[i].ip) {
@@ -270,37 +267,6 @@ void ms_orc_clip(struct ms_orc *orc, const uint64_t *lo, const uint64_t *hi,
 		orc->e[w++] = e;
 	}
 	orc->n = w;
-}
-
-int ms_orc_merge(struct ms_orc **dst, const struct ms_orc *src,
-		 struct ms_err *err)
-{
-	struct ms_orc *d = *dst;
-	struct ms_orc_entry *ne;
-
-	if (!d) {
-		d = calloc(1, sizeof(*d));
-		if (!d)
-			return ms_err_errno(err, ENOMEM, "ORC");
-		d->version = src->version;
-		*dst = d;
-	}
-	ne = realloc(d->e, (d->n + src->n + 1) * sizeof(*ne));
-	if (!ne)
-		return ms_err_errno(err, ENOMEM, "ORC");
-	d->e = ne;
-	memcpy(d->e + d->n, src->e, src->n * sizeof(*ne));
-	d->n += src->n;
-	d->nbad += src->nbad;
-	if (!ms_sorted(d->e, d->n, sizeof(*ne), ms_cmp_u64)) {
-		void *tmp = malloc(d->n * sizeof(*ne));
-
-		if (!tmp)
-			return ms_err_errno(err, ENOMEM, "ORC");
-		ms_radix_sort(d->e, tmp, d->n, sizeof(*ne));
-		free(tmp);
-	}
-	return 0;
 }
 
 void ms_orc_move(struct ms_orc *orc, int64_t delta)

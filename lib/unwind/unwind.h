@@ -104,12 +104,6 @@ int ms_orc_from_tables(const void *ips, size_t ips_len, uint64_t ip_base,
  */
 void ms_orc_clip(struct ms_orc *orc, const uint64_t *lo, const uint64_t *hi,
 		 size_t nranges);
-/*
- * Adds src's entries to *dst (made if NULL), which stays sorted: the
- * tables of several modules, which do not overlap, in one.
- */
-int ms_orc_merge(struct ms_orc **dst, const struct ms_orc *src,
-		 struct ms_err *err);
 /* Adds delta to every address (a KASLR offset). */
 void ms_orc_move(struct ms_orc *orc, int64_t delta);
 /* The entry for address ip, or NULL. */

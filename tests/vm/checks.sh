@@ -13,6 +13,8 @@
 # passed, N failed".
 # shellcheck source=tests/common.sh
 . "$VM_DIR/../common.sh"
+# elfread.py, beside this file, for the checks' Python.
+VM_CHECKS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # The check lines start with the script's name, as the unit tests' do
 # (test.sh sets the name of each of its parts instead).
 TNAME=${TNAME-$(basename "$0" .sh)}
@@ -97,53 +99,31 @@ GDB
 # whose sections are all at 0 (Debian's 6.1 modules).  BUILD-ID is FILE's
 # GNU build-id ("-" if none).
 vm_debugger_copy() {
-	python3 - "$@" <<'EOF_PY'
-import hashlib, lzma, struct, subprocess, sys, zlib
+	PYTHONPATH=$VM_CHECKS_DIR python3 - "$@" <<'EOF_PY'
+import hashlib, struct, sys
+import elfread
 path, lldb = sys.argv[1], len(sys.argv) > 2 and sys.argv[2] == "lldb"
-data = open(path, "rb").read()
-comp = True
-if data.startswith(b"\xfd7zXZ\0"):
-    data = lzma.decompress(data)
-elif data.startswith(b"\x1f\x8b"):
-    data = zlib.decompress(data, 31)
-elif data.startswith(b"\x28\xb5\x2f\xfd"):
-    data = subprocess.run(["zstd", "-qdc", path], check=True, stdout=subprocess.PIPE).stdout
-else:
-    comp = False
-if not data.startswith(b"\x7fELF"):
+data, comp = elfread.load(path)
+h = elfread.headers(data)
+if h is None:
     sys.exit("vm_debugger_copy: %s is no ELF file" % path)
-e = "<" if data[5] == 1 else ">"
-if data[4] == 2:
-    mach, = struct.unpack_from(e + "H", data, 18)
-    shoff, = struct.unpack_from(e + "Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from(e + "HHH", data, 0x3a)
-    ashdr, at, alen = e + "IIQQQQ", 16, 8
-else:
-    mach, = struct.unpack_from(e + "H", data, 18)
-    shoff, = struct.unpack_from(e + "I", data, 0x20)
-    shentsize, shnum, shstrndx = struct.unpack_from(e + "HHH", data, 0x2e)
-    ashdr, at, alen = e + "IIIIII", 12, 4
-shdrs = [struct.unpack_from(ashdr, data, shoff + i * shentsize) for i in range(shnum)]
-stroff = shdrs[shstrndx][4]
-def name(sh):
-    return data[stroff + sh[0]:data.index(b"\0", stroff + sh[0])].decode("latin-1")
+e, mach, shdrs, stroff = h
 bid = "-"
 for sh in shdrs:
-    if name(sh) == ".note.gnu.build-id":
-        nsz, dsz, _ = struct.unpack_from(e + "III", data, sh[4])
-        bid = data[sh[4] + 12 + (nsz + 3) // 4 * 4:][:dsz].hex()
+    if sh.name == ".note.gnu.build-id":
+        nsz, dsz, _ = struct.unpack_from(e + "III", data, sh.offset)
+        bid = data[sh.offset + 12 + (nsz + 3) // 4 * 4:][:dsz].hex()
 buf = bytearray(data)
-copy = comp or any(sh[3] for sh in shdrs)
-for i in range(shnum):
-    buf[shoff + i * shentsize + at:shoff + i * shentsize + at + alen] = bytes(alen)
+copy = comp or any(sh.addr for sh in shdrs)
+for sh in shdrs:
+    buf[sh.addr_at:sh.addr_at + sh.addr_len] = bytes(sh.addr_len)
 # SHT_REL (9) .rel.debug_* in an EM_386 (3) file: lldb's copy hides the DWARF.
-if lldb and mach == 3 and any(sh[1] == 9 and name(sh).startswith(".rel.debug_") for sh in shdrs):
+if lldb and mach == 3 and any(sh.type == 9 and sh.name.startswith(".rel.debug_") for sh in shdrs):
     copy = True
     for sh in shdrs:
-        n = name(sh)
-        skip = 1 if n.startswith(".debug_") else 5 if n.startswith(".rel.debug_") else 0
+        skip = 1 if sh.name.startswith(".debug_") else 5 if sh.name.startswith(".rel.debug_") else 0
         if skip:
-            buf[stroff + sh[0] + skip] = ord("D")
+            buf[stroff + sh.name_off + skip] = ord("D")
 print(hashlib.sha256(buf).hexdigest() + ".ko" if copy else "-", bid)
 EOF_PY
 }
@@ -191,36 +171,24 @@ vm_dbgfile_ok() {
 # section of FILE there with the same name, size and bytes (code sections
 # may be marked writable: lldb then reads code from the target).
 vm_unwind_copy_ok() {
-	python3 - "$@" <<'EOF_PY'
-import lzma, struct, subprocess, sys, zlib
-def load(path):
-    d = open(path, "rb").read()
-    if d.startswith(b"\xfd7zXZ\0"):
-        d = lzma.decompress(d)
-    elif d.startswith(b"\x1f\x8b"):
-        d = zlib.decompress(d, 31)
-    elif d.startswith(b"\x28\xb5\x2f\xfd"):
-        d = subprocess.run(["zstd", "-qdc", path], check=True, stdout=subprocess.PIPE).stdout
-    if d[:4] != b"\x7fELF" or d[4] != 2:
-        sys.exit(1)
-    shoff, = struct.unpack_from("<Q", d, 0x28)
-    entsz, num, strndx = struct.unpack_from("<HHH", d, 0x3a)
-    sh = [struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * entsz) for i in range(num)]
-    so = sh[strndx][4]
-    def nm(s):
-        return d[so + s[0]:d.index(b"\0", so + s[0])].decode("latin-1")
-    return d, {nm(s): s for s in sh}
-got, gs = load(sys.argv[1])
-org, os_ = load(sys.argv[2])
+	PYTHONPATH=$VM_CHECKS_DIR python3 - "$@" <<'EOF_PY'
+import sys
+import elfread
+got, _ = elfread.load(sys.argv[1])
+org, _ = elfread.load(sys.argv[2])
+gh, oh = elfread.headers(got), elfread.headers(org)
+if gh is None or oh is None:
+    sys.exit(1)
+gs = {sh.name: sh for sh in gh[2]}
 if ".debug_frame" not in gs or ".rela.debug_frame" not in gs:
     sys.exit(1)
-for n, s in os_.items():
-    if not s[2] & 2:  # SHF_ALLOC
+for s in oh[2]:
+    if not s.flags & 2:  # SHF_ALLOC
         continue
-    g = gs.get(n)
-    if g is None or g[5] != s[5]:
+    g = gs.get(s.name)
+    if g is None or g.size != s.size:
         sys.exit(1)
-    if s[1] != 8 and got[g[4]:g[4] + g[5]] != org[s[4]:s[4] + s[5]]:  # not NOBITS
+    if s.type != 8 and got[g.offset:g.offset + g.size] != org[s.offset:s.offset + s.size]:  # not NOBITS
         sys.exit(1)
 EOF_PY
 }
