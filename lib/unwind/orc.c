@@ -148,7 +148,7 @@ static int sort_unique(struct ms_orc *o, struct ms_err *err)
 {
 	size_t w = 0;
 
-	if (!ms_sorted(o->e, o->n, sizeof(*o->e), ms_cmp_u64)) {
+	if (o->n > 1 && !ms_sorted(o->e, o->n, sizeof(*o->e), ms_cmp_u64)) {
 		void *tmp = malloc(o->n * sizeof(*o->e));
 
 		if (!tmp)
