@@ -131,6 +131,19 @@ def ms_interrupt_later(lo, hi):
     import os, random, signal, threading
     threading.Timer(random.uniform(lo, hi),
                     lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+
+
+def ms_until_idle(tries):
+    """A random moment may find the CPU in a kworker, not idle: stop it
+    again, at most TRIES more times, until the stack holds do_idle."""
+    for _ in range(tries):
+        f = gdb.newest_frame()
+        while f is not None and f.name() != "do_idle":
+            f = f.older()
+        if f is not None:
+            return
+        ms_interrupt_later(0.5, 3.0)
+        gdb.execute("continue")
 EOF_PY
 
 # stop NAME BREAK TRIGGER: the gdb lines of one stop: a breakpoint on
@@ -163,6 +176,7 @@ session() {
 		for i in $(seq "$NIDLE"); do
 			echo "python ms_interrupt_later(0.5, 3.0)"
 			echo "continue"
+			echo "python ms_until_idle(4)"
 			echo "python ms_stop('idle$i')"
 		done
 		stop stack modsect_test_stack_fn "param stack $((b + 1))"
