@@ -20,6 +20,7 @@
 
 #include "base/base.h"
 #include "unwind/unwind.h"
+#include "types/types.h"
 #include "map/map.h"
 #include "target/target.h"
 #include "kernel/kernel.h"

@@ -52,6 +52,7 @@ struct opts {
 	bool json, all, force, init, offline;
 	bool no_index; /* --no-index: symbolize from the DWARF, write no index */
 	bool kallsyms; /* --kallsyms: capture the core kernel's symbols */
+	bool btf; /* --btf: capture the core kernel's BTF */
 	bool kernel; /* --kernel: gdb/lldb load the core kernel's symbols too */
 	char **args; /* positional arguments */
 	int nargs;
@@ -118,6 +119,7 @@ void run_finder_warn(struct run *run);
 /* The map the options name (decode reads its own, when it can). */
 /* Says why the map has no unwind tables for the core kernel, if x86-64. */
 void warn_no_orc(const struct ms_map *map);
+void warn_no_btf(const struct ms_map *map);
 /* flags: MS_READ_CORE, MS_READ_ORC */
 int read_map(const struct ms_ctx *ctx, const struct opts *o,
 	     const char *only_module, unsigned int flags, struct ms_map **ret,

@@ -94,6 +94,13 @@ void warn_no_orc(const struct ms_map *map)
 		     map->why_no_orc);
 }
 
+void warn_no_btf(const struct ms_map *map)
+{
+	if (map->why_no_btf && !map->core_btf)
+		warn("no types for the core kernel, only its symbols: %s",
+		     map->why_no_btf);
+}
+
 int read_map(const struct ms_ctx *ctx, const struct opts *o,
 	     const char *only_module, unsigned int flags, struct ms_map **ret,
 	     struct ms_err *err)
@@ -134,14 +141,15 @@ int run_setup(const struct cmd *c, struct run *run)
 	const struct opts *o = run->o;
 	bool core = (c->setup & RUN_CORE) || o->kallsyms || o->kernel ||
 		    o->vmlinux;
-	/* Unwind tables go with the core kernel's symbols for a debugger. */
+	/* Unwind tables and types go with the core kernel's symbols. */
 	bool orc = (c->setup & RUN_ORC) || (o->kernel && !o->vmlinux);
 	int r = setup_ctx(o, &run->ctx, &run->err);
 
 	if (!r && (c->setup & RUN_MAP))
 		r = read_map(run->ctx, o, only_module(c, o),
 			     (core ? MS_READ_CORE : 0) |
-				     (orc ? MS_READ_ORC : 0),
+				     (orc ? MS_READ_ORC | MS_READ_BTF : 0) |
+				     (o->btf ? MS_READ_BTF : 0),
 			     &run->map, &run->err);
 	if (!r && (c->setup & RUN_FINDER))
 		r = ms_finder_new(run->ctx, run->map->release, &run->fi,

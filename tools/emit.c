@@ -28,8 +28,10 @@ int emit_modules(struct run *run, bool lldb)
 		warn("%s", res.skipped[i]);
 	if (!r)
 		r = write_buf(o, &b, &run->err);
-	if (!r && so.kernel && !o->vmlinux)
+	if (!r && so.kernel && !o->vmlinux) {
 		warn_no_orc(run->map);
+		warn_no_btf(run->map);
+	}
 	if (!r && res.nskipped)
 		warn("%zu of %zu modules skipped: no file found", res.nskipped,
 		     run->map->nmodules);

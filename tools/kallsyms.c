@@ -13,8 +13,10 @@ int do_kallsyms(struct run *run)
 	if (!r)
 		r = ms_write_out(run->o->output, buf, len, &run->err);
 	/* Asked for with --kernel-image; otherwise the ELF is the symbols. */
-	if (!r && run->o->kernel_image)
+	if (!r && run->o->kernel_image) {
 		warn_no_orc(run->map);
+		warn_no_btf(run->map);
+	}
 	free(buf);
 	return r;
 }

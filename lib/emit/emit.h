@@ -8,6 +8,7 @@
 #define MODSECT_EMIT_H
 
 #include "symbolize/symbolize.h"
+#include "types/types.h"
 
 /* ---- emitters (emit.c) ---- */
 
@@ -88,8 +89,35 @@ void ms_script_result_clear(struct ms_script_result *res);
 int ms_unwind_elf_bytes(const struct ms_orc *orc, char **buf_ret,
 			size_t *len_ret, struct ms_err *err);
 /* The same around CFI the caller made (len bytes of .debug_frame). */
+struct ms_dbgsec {
+	const char *name;
+	const void *buf;
+	size_t len;
+};
+/* An ELF file of the given debug sections only (unwelf.c). */
+struct ms_dbgelf {
+	int em, cls, data; /* e_machine, ELFCLASS*, ELFDATA* */
+	const struct ms_dbgsec *secs;
+	size_t nsecs;
+};
+int ms_debug_elf_bytes(const struct ms_dbgelf *d, char **buf_ret,
+		       size_t *len_ret, struct ms_err *err);
 int ms_cfi_elf_bytes(const void *cfi, size_t len, char **buf_ret,
 		     size_t *len_ret, struct ms_err *err);
+/*
+ * The map's core BTF as DWARF (ktypes.c): its types, its functions at
+ * their kallsyms addresses, its per-cpu variables.
+ */
+int ms_map_types(const struct ms_map *map, int addr_size, bool big_endian,
+		 struct ms_dwarf *out, struct ms_err *err);
+/*
+ * A module's own types from the split BTF in its file f, on the map's
+ * core BTF (parsed once into *base): -ENOENT, said in err, if either
+ * has none.
+ */
+int ms_module_types(const struct ms_map *map, struct btf **base,
+		    const struct ms_modfile *f, int addr_size,
+		    bool big_endian, struct ms_dwarf *out, struct ms_err *err);
 /* The ELF of the map's core symbols (ms_kallsyms_elf), in memory. */
 int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
 			  size_t *len_ret, struct ms_err *err);
@@ -101,20 +129,24 @@ int ms_kallsyms_elf_bytes_for(const struct ms_map *map, bool lldb,
 struct ms_unwinds {
 	struct {
 		const char *name;
-		struct ms_orc *orc;
+		struct ms_orc *orc; /* or NULL */
+		struct ms_dwarf types; /* from its BTF, info NULL if none */
 	} *mods;
 	size_t n;
+	struct btf *base; /* the map's core BTF, parsed once */
+	int em, cls, data; /* the files' ELF machine, class, data */
 };
+void ms_unwinds_clear(struct ms_unwinds *u);
 
 /*
- * The end of a gdb script that gives unwind tables (unwscript.c): each
- * module's tables in u as a file gdb adds, and, when there are any
- * (core: the core kernel's, in the kallsyms ELF), a frame filter that
- * names the frames gdb unwinds as signal frames. Python, so last: a gdb
- * without it has loaded every symbol before it stops here.
+ * The end of a gdb script that gives unwind tables and types
+ * (unwscript.c): each module's in u as a file gdb adds, and, when there
+ * are any (core: the kallsyms ELF has the core kernel's), a frame filter
+ * that names the frames gdb unwinds as signal frames and shows the
+ * arguments of functions typed from BTF. Python, so last: a gdb without
+ * it has loaded every symbol before it stops here.
  */
-int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out,
-			  const struct ms_orc *core,
+int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out, bool core,
 			  const struct ms_unwinds *u, struct ms_err *err);
 
 /* ---- kernel reports, annotated (decode.c) ---- */

@@ -121,19 +121,6 @@ static int group(const struct ms_map *map, struct ksec **ret, size_t *n_ret)
 	return 0;
 }
 
-/*
- * Size to the next symbol at a higher address, whatever its kind, as the
- * kernel counts it; absolute symbols (per-cpu offsets) do not count.
- */
-static uint64_t size_of(const struct ms_map *map, size_t i)
-{
-	for (size_t j = i + 1; j < map->ncore; j++)
-		if (map->core[j].addr > map->core[i].addr &&
-		    kind_of(map->core[j].type) != K_ABS)
-			return map->core[j].addr - map->core[i].addr;
-	return 0;
-}
-
 struct out {
 	Elf *elf;
 	int cls;
@@ -144,6 +131,9 @@ struct out {
 	size_t nsyms;
 	void *cfi; /* .debug_frame from the map's ORC tables, if any */
 	size_t cfi_len;
+	struct ms_dwarf types; /* .debug_info from the map's BTF, if any */
+	struct ms_dbgsec dbg[5]; /* the debug sections, in their order */
+	size_t ndbg;
 };
 
 static Elf_Scn *new_section(struct out *o, size_t name, GElf_Word type,
@@ -225,7 +215,7 @@ static int add_symbols(struct out *o, const struct ms_map *map)
 			kind_of(k->type) == K_TEXT ? STT_FUNC :
 						     STT_OBJECT);
 		g.st_shndx = abs ? SHN_ABS : (GElf_Section)(s + 1);
-		g.st_size = abs ? 0 : size_of(map, i);
+		g.st_size = abs ? 0 : ms_map_core_size(map, i);
 		put_sym(o, &g);
 	}
 	return 0;
@@ -270,7 +260,7 @@ static bool add_symbol_sections(struct out *o, const struct ms_map *map)
 	for (size_t i = 0; i < o->nsecs; i++) {
 		const struct ksec *s = &o->secs[i];
 		GElf_Xword fl = SHF_ALLOC;
-		uint64_t end = s->hi + size_of(map, s->first + s->n - 1);
+		uint64_t end = s->hi + ms_map_core_size(map, s->first + s->n - 1);
 		uint64_t size;
 
 		/* Up to the next section at the most, and one byte at least. */
@@ -297,7 +287,8 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 					     ".bss" };
 	size_t symsz = o->cls == ELFCLASS64 ? sizeof(Elf64_Sym) :
 					      sizeof(Elf32_Sym);
-	size_t strtab_name, symtab_name, shstrtab_name, cfi_name, first_global;
+	size_t strtab_name, symtab_name, shstrtab_name, first_global;
+	size_t dbg_name[5];
 	GElf_Ehdr eh;
 	Elf_Scn *symscn, *strscn, *shscn;
 	GElf_Shdr sh;
@@ -323,7 +314,8 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 					 names[o->secs[i].kind], ++k);
 		o->secs[i].name = str_add(&o->shstr, name);
 	}
-	cfi_name = str_add(&o->shstr, ".debug_frame");
+	for (size_t i = 0; i < o->ndbg; i++)
+		dbg_name[i] = str_add(&o->shstr, o->dbg[i].name);
 	symtab_name = str_add(&o->shstr, ".symtab");
 	strtab_name = str_add(&o->shstr, ".strtab");
 	shstrtab_name = str_add(&o->shstr, ".shstrtab");
@@ -332,9 +324,12 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 		return ms_err_errno(err, ENOMEM, "kallsyms ELF");
 	if (!add_symbol_sections(o, map))
 		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
-	if (o->cfi && !new_section(o, cfi_name, SHT_PROGBITS, 0, 0, o->cfi_len,
-				   o->cfi, o->cfi_len, ELF_T_BYTE))
-		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
+	for (size_t i = 0; i < o->ndbg; i++)
+		if (!new_section(o, dbg_name[i], SHT_PROGBITS, 0, 0,
+				 o->dbg[i].len, (void *)o->dbg[i].buf,
+				 o->dbg[i].len, ELF_T_BYTE))
+			return ms_err_set(err, EIO, "libelf: %s",
+					  elf_errmsg(-1));
 	symscn = new_section(o, symtab_name, SHT_SYMTAB, 0, 0, 0, o->syms,
 			     o->nsyms * symsz, ELF_T_SYM);
 	strscn = new_section(o, strtab_name, SHT_STRTAB, 0, 0, 0, o->str.buf,
@@ -379,6 +374,27 @@ static int make_cfi(struct out *o, const struct ms_map *map,
 	return r;
 }
 
+static void add_dbg(struct out *o)
+{
+	const struct ms_dwarf *t = &o->types;
+
+	if (o->cfi)
+		o->dbg[o->ndbg++] =
+			(struct ms_dbgsec){ ".debug_frame", o->cfi, o->cfi_len };
+	if (!t->info)
+		return;
+	o->dbg[o->ndbg++] =
+		(struct ms_dbgsec){ ".debug_info", t->info, t->info_len };
+	o->dbg[o->ndbg++] =
+		(struct ms_dbgsec){ ".debug_abbrev", t->abbrev, t->abbrev_len };
+	o->dbg[o->ndbg++] =
+		(struct ms_dbgsec){ ".debug_str", t->str, t->str_len };
+	if (t->ranges)
+		o->dbg[o->ndbg++] = (struct ms_dbgsec){ ".debug_ranges",
+							t->ranges,
+							t->ranges_len };
+}
+
 int ms_kallsyms_elf(const struct ms_map *map, int fd, struct ms_err *err)
 {
 	return ms_kallsyms_elf_for(map, false, fd, err);
@@ -412,11 +428,18 @@ int ms_kallsyms_elf_for(const struct ms_map *map, bool lldb, int fd,
 	if (r)
 		return ms_err_errno(err, -r, "kallsyms ELF");
 	/* The unwind tables ride along: gdb and lldb read them from here. */
-	if (map->core_orc && em == EM_X86_64 &&
-	    (r = make_cfi(&o, map, lldb ? MS_CFI_LLDB : 0, err))) {
+	if (map->core_orc && em == EM_X86_64)
+		r = make_cfi(&o, map, lldb ? MS_CFI_LLDB : 0, err);
+	/* And the types, from BTF. */
+	if (!r && map->core_btf)
+		r = ms_map_types(map, o.cls == ELFCLASS64 ? 8 : 4,
+				 data == ELFDATA2MSB, &o.types, err);
+	if (r) {
 		free(o.secs);
+		free(o.cfi);
 		return r;
 	}
+	add_dbg(&o);
 	elf_version(EV_CURRENT);
 	o.elf = elf_begin(fd, ELF_C_WRITE, NULL);
 	r = o.elf ? write_elf(&o, map, em, data, err) :
@@ -427,6 +450,7 @@ int ms_kallsyms_elf_for(const struct ms_map *map, bool lldb, int fd,
 	free(o.str.buf);
 	free(o.shstr.buf);
 	free(o.cfi);
+	ms_dwarf_free(&o.types);
 	return r;
 }
 

@@ -4,6 +4,7 @@
  * symbols, then each module's commands (emit.c), or what kept a module
  * out. gdb and lldb differ only in the lines emit.c writes.
  */
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -97,12 +98,24 @@ static void emit_arch(FILE *out, const struct ms_map *map,
 		ms_emit_gdb_arch(out, a, why);
 }
 
+/* The slot in u for l's module, made on first use; NULL without memory. */
+static struct ms_unwinds *slot_for(struct ms_unwinds *u,
+				   const struct ms_layout *l)
+{
+	if (u->n && u->mods[u->n - 1].name == l->mod->name)
+		return u;
+	if (ms_grow(&u->mods, u->n, sizeof(*u->mods), 8))
+		return NULL;
+	memset(&u->mods[u->n], 0, sizeof(u->mods[u->n]));
+	u->mods[u->n++].name = l->mod->name;
+	return u;
+}
+
 /*
- * gdb: the module's ORC tables, kept in u for a file of CFI of its own
- * at the end (unwscript.c). A module without them (another
- * architecture, a kernel without ORC) adds nothing: gdb unwinds it as it
- * always did. lldb gets them in its copy of the module file instead
- * (lldb_unwind).
+ * gdb: the module's ORC tables, kept in u for a file of its own at the
+ * end (unwscript.c). A module without them (another architecture, a
+ * kernel without ORC) adds nothing: gdb unwinds it as it always did.
+ * lldb gets them in its copy of the module file instead (lldb_unwind).
  */
 static int gather_unwind(const struct ms_map *map, const struct ms_layout *l,
 			 FILE *out, struct ms_unwinds *u, struct ms_err *err)
@@ -124,12 +137,46 @@ static int gather_unwind(const struct ms_map *map, const struct ms_layout *l,
 	fprintf(out, "# %s: unwind tables from its ORC: %zu entries%s\n",
 		l->mod->name, orc->n,
 		orc->nbad ? ", some the kernel would refuse" : "");
-	if (ms_grow(&u->mods, u->n, sizeof(*u->mods), 8)) {
+	if (!slot_for(u, l)) {
 		ms_orc_free(orc);
 		return ms_err_errno(err, ENOMEM, "unwind tables");
 	}
-	u->mods[u->n].name = l->mod->name;
-	u->mods[u->n++].orc = orc;
+	u->mods[u->n - 1].orc = orc;
+	return 0;
+}
+
+/*
+ * gdb: a module without DWARF (every stock .ko) gets its types from its
+ * split BTF, on the core kernel's, into the same file as its tables.
+ */
+static int gather_types(const struct ms_map *map, const struct ms_layout *l,
+			FILE *out, struct ms_unwinds *u, struct ms_err *err)
+{
+	const struct ms_modfile *dbg = l->debug ? l->debug->file : NULL;
+	struct ms_dwarf d;
+	struct ms_err why = { 0 };
+	int r;
+
+	if (!map->core_btf || !u->em || ms_modfile_has_dwarf(l->file) ||
+	    (dbg && ms_modfile_has_dwarf(dbg)))
+		return 0;
+	r = ms_module_types(map, &u->base, l->file, u->cls == ELFCLASS64 ? 8 : 4,
+			    u->data == ELFDATA2MSB, &d, &why);
+	if (r == -ENOMEM) {
+		*err = why;
+		return r;
+	}
+	if (r && r != -ENOENT)
+		fprintf(out, "# %s: no types: %s\n", l->mod->name, why.msg);
+	if (r)
+		return 0;
+	fprintf(out, "# %s: types from its BTF: %zu\n", l->mod->name,
+		d.ntypes);
+	if (!slot_for(u, l)) {
+		ms_dwarf_free(&d);
+		return ms_err_errno(err, ENOMEM, "types");
+	}
+	u->mods[u->n - 1].types = d;
 	return 0;
 }
 
@@ -182,6 +229,8 @@ static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 				ms_emit_gdb(out, r.layout, err);
 	if (!rc && !so->lldb)
 		rc = gather_unwind(map, r.layout, out, u, err);
+	if (!rc && !so->lldb)
+		rc = gather_types(map, r.layout, out, u, err);
 	ms_resolved_clear(&r);
 	return rc;
 }
@@ -308,6 +357,11 @@ static int script_body(FILE *body, struct ms_finder *fi,
 	size_t done = 0;
 	int r = 0;
 
+	/* Machines the kallsyms ELF refuses get no types file either. */
+	if (ms_machine_elf(map->machine ? map->machine : "x86_64", &u.em,
+			   &u.cls, &u.data))
+		u.em = 0;
+
 	if (so->kernel)
 		r = emit_kernel(ms_finder_ctx(fi), so, map, so->lldb, body, err);
 	for (size_t i = 0; i < map->nmodules && !r; i++) {
@@ -331,13 +385,10 @@ static int script_body(FILE *body, struct ms_finder *fi,
 			map->nmodules, map->origin);
 	if (!r && !so->lldb)
 		r = ms_script_unwind_tail(ms_finder_ctx(fi), body,
-					  so->kernel && !so->vmlinux ?
-						  map->core_orc :
-						  NULL,
+					  so->kernel && !so->vmlinux &&
+						  (map->core_orc || map->core_btf),
 					  &u, err);
-	for (size_t i = 0; i < u.n; i++)
-		ms_orc_free(u.mods[i].orc);
-	free(u.mods);
+	ms_unwinds_clear(&u);
 	return r;
 }
 

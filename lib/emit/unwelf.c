@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A module's unwind tables as an ELF file a debugger adds beside the
- * module's own: only .debug_frame, at runtime addresses. It has no
+ * ELF files a debugger adds beside a module's own, with debug sections
+ * only: its unwind tables (.debug_frame at runtime addresses), its types
+ * (.debug_info from its BTF). They have no
  * allocated section on purpose: gdb finds an FDE in any objfile, and a
  * section here would overlap the module file's and could take the
  * module's addresses from its symbols.
@@ -33,9 +34,10 @@ static Elf_Scn *add_scn(Elf *elf, size_t name, GElf_Word type, void *buf,
 	return gelf_update_shdr(scn, &sh) ? scn : NULL;
 }
 
-static int write_elf(int fd, void *cfi, size_t len, struct ms_err *err)
+static int write_elf(int fd, const struct ms_dbgelf *d, struct ms_err *err)
 {
-	static char shstr[] = "\0.debug_frame\0.shstrtab";
+	char shstr[256] = "";
+	size_t shlen = 1;
 	Elf *elf;
 	GElf_Ehdr eh;
 	Elf_Scn *sh;
@@ -43,14 +45,26 @@ static int write_elf(int fd, void *cfi, size_t len, struct ms_err *err)
 
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_WRITE, NULL);
-	if (!elf || !gelf_newehdr(elf, ELFCLASS64) || !gelf_getehdr(elf, &eh))
+	if (!elf || !gelf_newehdr(elf, d->cls) || !gelf_getehdr(elf, &eh))
 		goto fail;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_DATA] = (unsigned char)d->data;
 	eh.e_type = ET_EXEC;
-	eh.e_machine = EM_X86_64;
+	eh.e_machine = (GElf_Half)d->em;
 	eh.e_version = EV_CURRENT;
-	if (!add_scn(elf, 1, SHT_PROGBITS, cfi, len) ||
-	    !(sh = add_scn(elf, 14, SHT_STRTAB, shstr, sizeof(shstr))))
+	for (size_t i = 0; i < d->nsecs; i++) {
+		size_t n = strlen(d->secs[i].name) + 1;
+
+		if (shlen + n + sizeof(".shstrtab") > sizeof(shstr))
+			goto fail;
+		memcpy(shstr + shlen, d->secs[i].name, n);
+		if (!add_scn(elf, shlen, SHT_PROGBITS, (void *)d->secs[i].buf,
+			     d->secs[i].len))
+			goto fail;
+		shlen += n;
+	}
+	memcpy(shstr + shlen, ".shstrtab", sizeof(".shstrtab"));
+	if (!(sh = add_scn(elf, shlen, SHT_STRTAB, shstr,
+			   shlen + sizeof(".shstrtab"))))
 		goto fail;
 	eh.e_shstrndx = (GElf_Half)elf_ndxscn(sh);
 	if (!gelf_update_ehdr(elf, &eh) || elf_update(elf, ELF_C_WRITE) < 0)
@@ -58,28 +72,29 @@ static int write_elf(int fd, void *cfi, size_t len, struct ms_err *err)
 	elf_end(elf);
 	return 0;
 fail:
-	r = ms_err_set(err, EIO, "unwind ELF: libelf: %s", elf_errmsg(-1));
+	r = ms_err_set(err, EIO, "debug ELF: libelf: %s", elf_errmsg(-1));
 	elf_end(elf);
 	return r;
 }
 
-struct cfi {
-	const void *buf;
-	size_t len;
-};
-
-static int cfi_fd(int fd, const void *arg, struct ms_err *err)
+static int dbg_fd(int fd, const void *arg, struct ms_err *err)
 {
-	const struct cfi *c = arg;
+	return write_elf(fd, arg, err);
+}
 
-	return write_elf(fd, (void *)c->buf, c->len, err);
+int ms_debug_elf_bytes(const struct ms_dbgelf *d, char **buf_ret,
+		       size_t *len_ret, struct ms_err *err)
+{
+	return ms_fd_bytes(dbg_fd, d, buf_ret, len_ret, err);
 }
 
 int ms_cfi_elf_bytes(const void *cfi, size_t len, char **buf_ret,
 		     size_t *len_ret, struct ms_err *err)
 {
-	return ms_fd_bytes(cfi_fd, &(struct cfi){ cfi, len }, buf_ret, len_ret,
-			   err);
+	struct ms_dbgsec sec = { ".debug_frame", cfi, len };
+	struct ms_dbgelf d = { EM_X86_64, ELFCLASS64, ELFDATA2LSB, &sec, 1 };
+
+	return ms_debug_elf_bytes(&d, buf_ret, len_ret, err);
 }
 
 int ms_unwind_elf_bytes(const struct ms_orc *orc, char **buf_ret,

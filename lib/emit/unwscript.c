@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What a gdb script needs at its end to unwind as the kernel does: the
- * modules' unwind tables and a frame filter (see emit.h).
+ * modules' unwind tables (and types) and a frame filter (see emit.h).
+ *
+ * The filter also gives a function with a prototype from BTF but no
+ * line table (the kallsyms ELF's) its arguments in `bt`: gdb's own
+ * FrameDecorator shows none for a frame without a symtab.
  *
  * gdb takes a frame whose FDE has the "S" augmentation for a signal
  * frame: it looks up its caller at the exact ip, as the kernel does after
@@ -14,18 +18,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/btf.h>
+
 #include "emit.h"
 
 static const char frame_filter[] =
 	"python\n"
 	"import gdb\n"
-	"from gdb.FrameDecorator import FrameDecorator\n"
+	"from gdb.FrameDecorator import FrameDecorator, SymValueWrapper\n"
 	"class ModsectEntryFrame(FrameDecorator):\n"
 	"    def function(self):\n"
 	"        f = self.inferior_frame()\n"
 	"        if f.type() == gdb.SIGTRAMP_FRAME or not f.name():\n"
 	"            return f.name() or '?\?'\n"
 	"        return FrameDecorator.function(self)\n"
+	"    def frame_args(self):\n"
+	"        f = self.inferior_frame()\n"
+	"        if f.type() == gdb.SIGTRAMP_FRAME or f.find_sal().symtab:\n"
+	"            return FrameDecorator.frame_args(self)\n"
+	"        try:\n"
+	"            b = f.block()\n"
+	"        except RuntimeError:\n"
+	"            return None\n"
+	"        while b is not None and b.function is None:\n"
+	"            b = b.superblock\n"
+	"        if b is None:\n"
+	"            return None\n"
+	"        return [SymValueWrapper(s, None) for s in b if s.is_argument]\n"
 	"class ModsectEntryFilter:\n"
 	"    name = 'modsect-kernel-entry'\n"
 	"    priority = 100\n"
@@ -47,25 +66,61 @@ static void py_str(FILE *out, const char *s)
 	fputc('\'', out);
 }
 
+/* The module's file of debug sections: unwind tables, types, or both. */
+static int module_elf(const struct ms_unwinds *u, size_t i, char **buf,
+		      size_t *len, struct ms_err *err)
+{
+	const struct ms_dwarf *t = &u->mods[i].types;
+	struct ms_dbgsec secs[4];
+	struct ms_dbgelf d = { u->em, u->cls, u->data, secs, 0 };
+	void *cfi = NULL;
+	size_t cfi_len = 0;
+	int r = 0;
+
+	if (u->mods[i].orc) {
+		r = ms_orc_to_debug_frame(u->mods[i].orc, 0, NULL, 0, &cfi,
+					  &cfi_len, NULL, err);
+		secs[d.nsecs++] = (struct ms_dbgsec){ ".debug_frame", cfi,
+						      cfi_len };
+	}
+	if (!r && t->info) {
+		secs[d.nsecs++] = (struct ms_dbgsec){ ".debug_info", t->info,
+						      t->info_len };
+		secs[d.nsecs++] = (struct ms_dbgsec){ ".debug_abbrev",
+						      t->abbrev,
+						      t->abbrev_len };
+		secs[d.nsecs++] = (struct ms_dbgsec){ ".debug_str", t->str,
+						      t->str_len };
+	}
+	if (!r)
+		r = ms_debug_elf_bytes(&d, buf, len, err);
+	free(cfi);
+	return r;
+}
+
 /*
  * One file per module, so that `modsect follow` can take a module's away
  * when it is unloaded (remove-symbol-file by name: it has no section).
  */
-static int add_module(const struct ms_ctx *ctx, FILE *out, const char *name,
-		      const struct ms_orc *orc, struct ms_err *err)
+static int add_module(const struct ms_ctx *ctx, FILE *out,
+		      const struct ms_unwinds *u, size_t i, struct ms_err *err)
 {
+	static const char *const what[] = { "", "its unwind tables",
+					     "its types",
+					     "its unwind tables and types" };
 	char *buf = NULL, *path = NULL, *q = NULL;
 	size_t len;
-	int r = ms_unwind_elf_bytes(orc, &buf, &len, err);
+	int r = module_elf(u, i, &buf, &len, err);
 
 	if (!r)
-		r = ms_cache_store(ctx, buf, len, ".unwind.elf", &path, err);
+		r = ms_cache_store(ctx, buf, len, ".debug.elf", &path, err);
 	if (!r)
 		r = ms_quote_gdb(path, &q, err);
 	if (!r) {
-		/* Quietly: the file has CFI only, and gdb would say so. */
-		fprintf(out, "# %s: its unwind tables\npython gdb.execute(",
-			name);
+		/* Quietly: the file has no symbols, and gdb would say so. */
+		fprintf(out, "# %s: %s\npython gdb.execute(", u->mods[i].name,
+			what[(u->mods[i].orc ? 1 : 0) +
+			     (u->mods[i].types.info ? 2 : 0)]);
 		py_str(out, "add-symbol-file ");
 		fputs(" + ", out);
 		py_str(out, q);
@@ -77,15 +132,28 @@ static int add_module(const struct ms_ctx *ctx, FILE *out, const char *name,
 	return r;
 }
 
-int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out,
-			  const struct ms_orc *core,
+void ms_unwinds_clear(struct ms_unwinds *u)
+{
+	for (size_t i = 0; i < u->n; i++) {
+		ms_orc_free(u->mods[i].orc);
+		ms_dwarf_free(&u->mods[i].types);
+	}
+	free(u->mods);
+	btf__free(u->base);
+	memset(u, 0, sizeof(*u));
+}
+
+int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out, bool core,
 			  const struct ms_unwinds *u, struct ms_err *err)
 {
+	bool any = core;
 	int r = 0;
 
-	for (size_t i = 0; !r && i < u->n; i++)
-		r = add_module(ctx, out, u->mods[i].name, u->mods[i].orc, err);
-	if (!r && (u->n || core))
+	for (size_t i = 0; !r && i < u->n; i++) {
+		r = add_module(ctx, out, u, i, err);
+		any |= u->mods[i].orc != NULL;
+	}
+	if (!r && any)
 		fputs(frame_filter, out);
 	return r;
 }

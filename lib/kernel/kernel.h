@@ -110,13 +110,14 @@ int ms_kimage_section(const struct ms_kimage *k, const char *name,
 int ms_kimage_orc(const struct ms_kimage *k, const char *release,
 		  int64_t offset, struct ms_orc **ret, struct ms_err *err);
 /*
- * Gives map its core kernel's ORC tables from the kernel image at path
- * (checked against the map's build-id, unless force; the KASLR offset
- * from kallsyms), or says in map->why_no_orc why not. Fails only for
- * want of memory.
+ * Gives map what flags ask for (MS_READ_ORC, MS_READ_BTF) and it lacks
+ * from the kernel image at path (kfacts.c; checked against the map's
+ * build-id, unless force; the KASLR offset from kallsyms), or says in
+ * map->why_no_orc, why_no_btf why not. Fails only for want of memory.
  */
-int ms_map_add_image_orc(const struct ms_ctx *ctx, struct ms_map *map,
-			 const char *path, bool force, struct ms_err *err);
+int ms_map_add_image(const struct ms_ctx *ctx, struct ms_map *map,
+		     const char *path, bool force, unsigned int flags,
+		     struct ms_err *err);
 
 /* ---- the map from memory (kmem.c) ---- */
 

@@ -100,6 +100,23 @@ static int add_orc(struct ms_map *map, const struct kern *k,
 		       ms_err_errno(err, ENOMEM, "ORC");
 }
 
+/* The BTF the walk read its layouts from: memory's or the image's. */
+static int add_btf(struct ms_map *map, const struct kern *k,
+		   struct ms_err *err)
+{
+	uint32_t len = 0;
+	const void *raw = btf__raw_data(k->btf, &len);
+
+	if (!raw || !len)
+		return ms_err_set(err, EINVAL, "%s: the kernel's BTF",
+				  k->origin);
+	if (!(map->core_btf = malloc(len)))
+		return ms_err_errno(err, ENOMEM, "BTF");
+	memcpy(map->core_btf, raw, len);
+	map->core_btf_len = len;
+	return 0;
+}
+
 /* sysfs lists only modules with sections/: the map has the same ones. */
 static void drop_sectionless(struct ms_map *map)
 {
@@ -130,6 +147,8 @@ int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
 		r = add_core(map, k, err);
 	if (!r && (flags & MS_READ_ORC))
 		r = add_orc(map, k, err);
+	if (!r && (flags & MS_READ_BTF))
+		r = add_btf(map, k, err);
 	if (r)
 		return r;
 	drop_sectionless(map);

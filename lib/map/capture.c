@@ -33,6 +33,7 @@ struct parser {
 	size_t nslots;
 	const char *origin;
 	size_t lineno;
+	size_t btf_cap; /* from "btf-size" */
 	struct ms_err *err;
 };
 
@@ -278,6 +279,38 @@ static int split(char *line, char **f, int max)
 }
 
 /*
+ * "btf-size N" then "btf HEX" lines: the core kernel's BTF (capture
+ * --btf), in order; parse_capture checks that all N bytes came.
+ */
+static int btf_line(struct parser *p, char **f, int n)
+{
+	struct ms_map *m = p->map;
+	size_t l = n == 2 ? strlen(f[1]) : 0;
+	char *end;
+	unsigned long long size;
+
+	if (f[0][3] == '-') {
+		size = n == 2 ? strtoull(f[1], &end, 10) : 0;
+		if (n != 2 || *end || !size || size > MS_MAX_BTF)
+			return perr(p, "bad \"btf-size\" %.20s", n == 2 ? f[1] : "");
+		if (p->btf_cap)
+			return perr(p, "a second \"btf-size\"%s", "");
+		if (!(m->core_btf = malloc(size)))
+			return -ENOMEM;
+		p->btf_cap = size;
+		return 0;
+	}
+	if (!l || l % 2 || m->core_btf_len + l / 2 > p->btf_cap)
+		return perr(p, "a \"btf\" line %s", p->btf_cap ?
+				"beyond its \"btf-size\" or not hex" :
+				"before \"btf-size\"");
+	if (ms_hex_decode(f[1], l, (uint8_t *)m->core_btf + m->core_btf_len))
+		return perr(p, "a \"btf\" line that is not hex%s", "");
+	m->core_btf_len += l / 2;
+	return 0;
+}
+
+/*
  * "ADDR TYPE SYMBOL [MOD]", n fields, from /proc/kallsyms; core ones are
  * the map's core symbols.
  */
@@ -357,6 +390,8 @@ static int parse_line(struct parser *p, char *line, bool *native)
 	}
 	if (strcmp(f[0], "core") == 0)
 		return core_line(p, f, n);
+	if (strcmp(f[0], "btf-size") == 0 || strcmp(f[0], "btf") == 0)
+		return btf_line(p, f, n);
 	if (strcmp(f[0], "kallsyms") == 0) {
 		if (n != 5)
 			return perr(
@@ -432,6 +467,10 @@ int ms_map_parse_capture(const char *text, size_t len, const char *origin,
 	}
 	free(copy);
 	free(p.slots);
+	if (!r && p.map->core_btf_len != p.btf_cap)
+		r = ms_err_set(err, EINVAL,
+			       "%s: the BTF is cut short: %zu of %zu bytes",
+			       origin, p.map->core_btf_len, p.btf_cap);
 	if (!r)
 		drop_sectionless(p.map);
 	if (!r && p.map->nmodules == 0 && p.map->ncore == 0)
@@ -518,6 +557,20 @@ int ms_capture_write(FILE *out, const struct ms_map *map, struct ms_err *err)
 			map->core[j].type);
 		put_escaped(out, map->core[j].name);
 		fputc('\n', out);
+	}
+	if (map->core_btf) {
+		char hex[2 * 64 + 1];
+
+		fprintf(out, "btf-size %zu\n", map->core_btf_len);
+		for (size_t o = 0; o < map->core_btf_len; o += 64) {
+			size_t k = map->core_btf_len - o < 64 ?
+					   map->core_btf_len - o :
+					   64;
+
+			fprintf(out, "btf %s\n",
+				ms_hex_encode((const uint8_t *)map->core_btf + o,
+					      k, hex));
+		}
 	}
 	if (ferror(out))
 		return ms_err_errno(err, EIO, "writing capture");

@@ -46,6 +46,8 @@ void ms_map_free(struct ms_map *map)
 	free(map->kernel_build_id);
 	ms_orc_free(map->core_orc);
 	free(map->why_no_orc);
+	free(map->core_btf);
+	free(map->why_no_btf);
 	for (size_t i = 0; i < map->nvanished; i++)
 		free(map->vanished[i]);
 	free(map->vanished);
@@ -261,5 +263,14 @@ int ms_module_add_ksym(struct ms_module *m, const char *name, uint64_t addr,
 		return ms_err_errno(err, ENOMEM, "kallsyms lines of %s",
 				    m->name);
 	m->nksyms++;
+	return 0;
+}
+
+uint64_t ms_map_core_size(const struct ms_map *map, size_t i)
+{
+	for (size_t j = i + 1; j < map->ncore; j++)
+		if (map->core[j].addr > map->core[i].addr &&
+		    map->core[j].type != 'a' && map->core[j].type != 'A')
+			return map->core[j].addr - map->core[i].addr;
 	return 0;
 }

@@ -53,6 +53,15 @@ struct ms_map {
 	 */
 	struct ms_orc *core_orc;
 	char *why_no_orc;
+	/*
+	 * The core kernel's BTF, raw (MS_READ_BTF): from the live
+	 * /sys/kernel/btf/vmlinux, the kernel's memory, a capture or the
+	 * kernel image; NULL with why_no_btf saying why. Unchecked bytes:
+	 * libbpf validates them where they are parsed.
+	 */
+	void *core_btf;
+	size_t core_btf_len;
+	char *why_no_btf;
 	char **vanished; /* live: modules unloaded while read, left out */
 	size_t nvanished;
 };
@@ -66,6 +75,12 @@ const struct ms_section *ms_module_section(const struct ms_module *mod,
 /* The address of the first core kernel symbol called name, if any. */
 bool ms_map_core_symbol(const struct ms_map *map, const char *name,
 			uint64_t *addr_ret);
+/*
+ * The size of core symbol i: to the next symbol at a higher address,
+ * whatever its kind, as the kernel counts it; absolute symbols (per-cpu
+ * offsets) do not count. 0 for the last.
+ */
+uint64_t ms_map_core_size(const struct ms_map *map, size_t i);
 /* Module names compare with '-' and '_' as the same character. */
 bool ms_modname_eq(const char *a, const char *b);
 /* The first GNU build-id in a buffer of ELF notes, as hex; NULL if none. */
@@ -79,6 +94,9 @@ int ms_map_finish(struct ms_map *map, struct ms_err *err);
 
 #define MS_READ_CORE 0x1 /* also the core kernel's kallsyms */
 #define MS_READ_ORC 0x2 /* and its ORC unwind tables (x86-64) */
+#define MS_READ_BTF 0x4 /* and its BTF (types) */
+/* More than any kernel's BTF (6.1: 4.4 MB, 6.12: 5.5 MB). */
+#define MS_MAX_BTF (64u << 20)
 
 /* Reads the live map under ctx's root; only_module NULL means all. */
 int ms_map_read_live(const struct ms_ctx *ctx, const char *only_module,

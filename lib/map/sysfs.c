@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -102,6 +103,30 @@ static int read_all(struct ms_map *map, int sysmod, const char *path,
 	return r;
 }
 
+/* The running kernel's own BTF (CONFIG_DEBUG_INFO_BTF), or why not. */
+static int read_btf(const char *root, struct ms_map *map, struct ms_err *err)
+{
+	char path[4096];
+	struct ms_err why = { 0 };
+	char *buf = NULL;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel/btf/vmlinux", root);
+	r = ms_read_file(path, MS_MAX_BTF, &buf, &map->core_btf_len, &why);
+	if (!r) {
+		map->core_btf = buf;
+		return 0;
+	}
+	if (r == -ENOMEM)
+		return ms_err_errno(err, ENOMEM, "BTF");
+	if (asprintf(&map->why_no_btf, "%s%s", why.msg,
+		     r == -ENOENT ?
+			     " (a kernel built without CONFIG_DEBUG_INFO_BTF)" :
+			     "") < 0)
+		return ms_err_errno(err, ENOMEM, "BTF");
+	return 0;
+}
+
 /* After the modules' sections: kallsyms, and what changed meanwhile. */
 static int finish(const char *root, int sysmod, struct ms_map *map,
 		  const char *only_module, unsigned int flags,
@@ -111,6 +136,8 @@ static int finish(const char *root, int sysmod, struct ms_map *map,
 
 	if (!r)
 		r = read_kallsyms(root, sysmod, map, flags & MS_READ_CORE, err);
+	if (!r && (flags & MS_READ_BTF))
+		r = read_btf(root, map, err);
 	if (!r)
 		r = recheck(root, sysmod, map, only_module, err);
 	if (!r && only_module && map->nvanished)

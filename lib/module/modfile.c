@@ -492,3 +492,21 @@ int ms_modfile_symbol_in(const struct ms_modfile *f, const char *secname,
 	*value_ret = fs.value;
 	return 0;
 }
+
+int ms_modfile_btf(const struct ms_modfile *f, const void **data_ret,
+		   size_t *len_ret)
+{
+	ssize_t i = section_index(f, ".BTF");
+	Elf_Scn *scn;
+	Elf_Data *d;
+
+	if (i < 0 || f->secs[i].type == SHT_NOBITS)
+		return -ENOENT;
+	scn = elf_getscn(f->elf, f->scn_index[i]);
+	d = scn ? elf_rawdata(scn, NULL) : NULL;
+	if (!d || !d->d_buf || !d->d_size)
+		return -ENOENT;
+	*data_ret = d->d_buf;
+	*len_ret = d->d_size;
+	return 0;
+}

@@ -225,6 +225,12 @@ int ms_layout_orc(const struct ms_layout *l, const char *release,
 #define MS_ORC_SECTION(ndx, off) \
 	(((uint64_t)(ndx) << MS_ORC_SECTION_SHIFT) | (uint64_t)(off))
 #define MS_ORC_SECTION_MAX 0xff00 /* SHN_LORESERVE: no section index */
+/*
+ * The module file's .BTF: split BTF on the kernel's (CONFIG_DEBUG_INFO_
+ * BTF_MODULES), unchecked bytes owned by f; -ENOENT if it has none.
+ */
+int ms_modfile_btf(const struct ms_modfile *f, const void **data_ret,
+		   size_t *len_ret);
 int ms_modfile_orc_sections(const struct ms_modfile *f, const char *release,
 			    struct ms_orc **ret, struct ms_err *err);
 

@@ -6,6 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifndef MODSECT_STATIC
+#include <bpf/btf.h>
+#endif
+
 #include "source.h"
 
 #ifndef MODSECT_STATIC
@@ -42,36 +46,82 @@ static int read_memory(const struct ms_ctx *ctx, const struct ms_source *s,
 
 #ifndef MODSECT_STATIC
 /*
- * A live or captured map's unwind tables come from the kernel image:
- * --kernel-image, or live, the one installed for the running release.
+ * What a live or captured map lacks of the core kernel's facts (ORC
+ * tables, BTF) comes from the kernel image: --kernel-image, or live, the
+ * one installed for the running release.
  */
-static int image_orc(const struct ms_ctx *ctx, const struct ms_source *s,
-		     struct ms_map *map, struct ms_err *err)
+static int image_facts(const struct ms_ctx *ctx, const struct ms_source *s,
+		       struct ms_map *map, unsigned int flags,
+		       struct ms_err *err)
 {
 	char *path = NULL;
-	int r;
+	int r = 0;
 
-	if (map->core_orc || map->why_no_orc)
-		return 0; /* the memory source read them or said why not */
+	if (!map->ncore || map->core_orc || map->why_no_orc)
+		flags &= ~(unsigned int)MS_READ_ORC;
+	if (map->core_btf)
+		flags &= ~(unsigned int)MS_READ_BTF;
+	if (!flags)
+		return 0;
 	if (s->kernel_image)
-		return ms_map_add_image_orc(ctx, map, s->kernel_image,
-					    s->force, err);
+		return ms_map_add_image(ctx, map, s->kernel_image, s->force,
+					flags, err);
 	if (!s->capture && map->release &&
 	    asprintf(&path, "%s/boot/vmlinuz-%s",
 		     ms_ctx_root(ctx) ? ms_ctx_root(ctx) : "",
 		     map->release) < 0)
 		return ms_err_errno(err, ENOMEM, "kernel image");
 	if (path && access(path, R_OK) == 0) {
-		r = ms_map_add_image_orc(ctx, map, path, false, err);
+		r = ms_map_add_image(ctx, map, path, false, flags, err);
 		free(path);
 		return r;
 	}
 	free(path);
-	map->why_no_orc = strdup(
-		s->capture ?
-			"a capture does not carry them: give --kernel-image /boot/vmlinuz-RELEASE, the image the kernel booted" :
-			"no kernel image to read them from: give --kernel-image /boot/vmlinuz-RELEASE");
-	return map->why_no_orc ? 0 : ms_err_errno(err, ENOMEM, "ORC");
+	if ((flags & MS_READ_ORC) &&
+	    !(map->why_no_orc = strdup(
+		      s->capture ?
+			      "a capture does not carry them: give --kernel-image /boot/vmlinuz-RELEASE, the image the kernel booted" :
+			      "no kernel image to read them from: give --kernel-image /boot/vmlinuz-RELEASE")))
+		return ms_err_errno(err, ENOMEM, "ORC");
+	if ((flags & MS_READ_BTF) && !map->why_no_btf &&
+	    !(map->why_no_btf = strdup(
+		      s->capture ?
+			      "the capture has no BTF: capture with --btf, or give --kernel-image /boot/vmlinuz-RELEASE, the image the kernel booted" :
+			      "no BTF: give --kernel-image /boot/vmlinuz-RELEASE")))
+		return ms_err_errno(err, ENOMEM, "BTF");
+	return 0;
+}
+#endif
+
+#ifndef MODSECT_STATIC
+/*
+ * BTF from a file or a capture is untrusted: what libbpf refuses is
+ * dropped, said in why_no_btf, and the rest of the map stands.
+ */
+static int check_btf(struct ms_map *map, struct ms_err *err)
+{
+	struct btf *btf;
+
+	if (!map->core_btf)
+		return 0;
+	btf = map->core_btf_len <= MS_MAX_BTF ?
+		      btf__new(map->core_btf, (uint32_t)map->core_btf_len) :
+		      NULL;
+	if (btf) {
+		btf__free(btf);
+		return 0;
+	}
+	free(map->core_btf);
+	map->core_btf = NULL;
+	map->core_btf_len = 0;
+	free(map->why_no_btf);
+	if (asprintf(&map->why_no_btf,
+		     "the kernel's BTF from %s is not valid BTF (libbpf refuses it)",
+		     map->origin) < 0) {
+		map->why_no_btf = NULL;
+		return ms_err_errno(err, ENOMEM, "BTF");
+	}
+	return 0;
 }
 #endif
 
@@ -95,8 +145,10 @@ int ms_source_read(const struct ms_ctx *ctx, const struct ms_source *src,
 		return r;
 	r = ms_map_check_visible(map, err);
 #ifndef MODSECT_STATIC
-	if (!r && (flags & MS_READ_ORC) && map->ncore)
-		r = image_orc(ctx, src, map, err);
+	if (!r && (flags & (MS_READ_ORC | MS_READ_BTF)))
+		r = image_facts(ctx, src, map, flags, err);
+	if (!r)
+		r = check_btf(map, err);
 #endif
 	if (!r && only_module && !ms_map_find(map, only_module))
 		r = ms_err_set(err, ENOENT, "module %s is not in %s",

@@ -148,20 +148,27 @@ FOLLOW_STOPS = ("do_init_module", "free_module")
 ARG0 = {"i386:x86-64": "$rdi", "i386": "$eax", "aarch64": "$x0"}
 
 
-# The line that adds a script's unwind tables (lib/emit/unwscript.c):
+# The line that adds a module's file of unwind tables and/or types
+# (lib/emit/unwscript.c), after "# NAME: its unwind tables", "# NAME:
+# its types" or "# NAME: its unwind tables and types":
 # python gdb.execute('add-symbol-file ' + 'PATH' + ' -o 0', to_string=True)
 _UNWIND_LINE = re.compile(r"^python gdb\.execute\('add-symbol-file ' \+ ('(?:[^'\\]|\\.)*') \+ ' -o 0', to_string=True\)$")
 
 
+_UNWIND_HEAD = re.compile(r"^# (\S+): its (?:unwind tables and types|unwind tables|types)$")
+
+
 def _unwind_files(text):
     """{module name: its unwind file} of a `modsect gdb --all` script,
-    from each "# NAME: its unwind tables" line and the one after it."""
+    from each "# NAME: its unwind tables" (or types) line and the one
+    after it."""
     files, name = {}, None
     for line in text.splitlines():
         m = _UNWIND_LINE.match(line)
         if m and name:
             files[name] = ast.literal_eval(m.group(1))
-        name = line[2:-len(": its unwind tables")] if line.startswith("# ") and line.endswith(": its unwind tables") else None
+        h = _UNWIND_HEAD.match(line)
+        name = h.group(1) if h else None
     return files
 
 
@@ -332,3 +339,75 @@ before its init runs, and drops each one it unloads (OPTIONS as for
 
 
 ModsectCommand()
+
+
+# Per-cpu variables.  modsect's types (from the kernel's BTF) place a
+# per-cpu variable at CPU 0's copy, &var + __per_cpu_offset[0]; another
+# CPU's copy is at &var + __per_cpu_offset[CPU], the kernel's per_cpu().
+
+def _selected_cpu():
+    """The CPU of the selected thread: QEMU's gdbstub (and its ELF dumps)
+    number a thread per CPU from 1."""
+    t = gdb.selected_thread()
+    if t is None:
+        raise gdb.GdbError("no thread selected: give the CPU")
+    lwp = t.ptid[1] or t.num
+    return lwp - 1
+
+
+def _per_cpu_offsets():
+    return gdb.parse_and_eval("(unsigned long *)&__per_cpu_offset")
+
+
+def per_cpu(var, cpu):
+    """CPU's copy of per-cpu variable VAR (a gdb.Value)."""
+    addr = var.address
+    if addr is None:
+        raise gdb.GdbError("$modsect_per_cpu: not a variable")
+    ncpu = int(gdb.parse_and_eval("*(unsigned int *)&nr_cpu_ids"))
+    if not 0 <= cpu < ncpu:
+        raise gdb.GdbError("$modsect_per_cpu: CPU %d: the kernel has %d"
+                           % (cpu, ncpu))
+    offs = _per_cpu_offsets()
+    ulong = gdb.lookup_type("unsigned long")
+    moved = int(addr.cast(ulong)) - int(offs[0]) + int(offs[cpu])
+    return gdb.Value(moved).cast(addr.type).dereference()
+
+
+class _PerCpu(gdb.Function):
+    """$modsect_per_cpu(VAR [, CPU]): CPU's copy of the per-cpu variable
+VAR; CPU defaults to the selected thread's (QEMU: thread N is CPU N-1).
+`p VAR` alone shows CPU 0's copy."""
+
+    def __init__(self):
+        super().__init__("modsect_per_cpu")
+
+    def invoke(self, var, cpu=None):
+        return per_cpu(var, _selected_cpu() if cpu is None else int(cpu))
+
+
+class _Current(gdb.Function):
+    """$modsect_current([CPU]): the task running on CPU (default: the
+selected thread's), as the kernel's `current` (x86-64: the per-cpu
+pcpu_hot.current_task from 6.2, current_task before)."""
+
+    def __init__(self):
+        super().__init__("modsect_current")
+
+    def invoke(self, cpu=None):
+        cpu = _selected_cpu() if cpu is None else int(cpu)
+        try:
+            return per_cpu(gdb.parse_and_eval("pcpu_hot"),
+                           cpu)["current_task"]
+        except gdb.error:
+            pass
+        try:
+            return per_cpu(gdb.parse_and_eval("current_task"), cpu)
+        except gdb.error:
+            raise gdb.GdbError("$modsect_current: no per-cpu pcpu_hot or "
+                               "current_task with a type (modsect gdb "
+                               "--kernel, x86-64)")
+
+
+_PerCpu()
+_Current()

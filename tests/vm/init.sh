@@ -8,7 +8,7 @@
 #        trigger command
 # ttyS2  trigger commands from the host, one per line:
 #        poke N | warn [N] | dmesg | ksyms NAME... | race N | quit |
-#        param NAME VALUE
+#        param NAME VALUE | cat FILE...
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -313,6 +313,12 @@ while :; do
 		begin "dmesg-$k"
 		dmesg >&3
 		end "dmesg-$k"
+		;;
+	cat)
+		# cat FILE...: what the kernel says in /proc and /sys
+		begin "cat-$k"
+		cat $arg >&3 || rc=$?
+		end "cat-$k"
 		;;
 	ksyms)
 		# The core kernel's /proc/kallsyms lines of these names, and

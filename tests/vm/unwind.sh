@@ -212,7 +212,7 @@ session memory 100 "gdb --all --kernel $FIND"
 # unwind tables, at the same stops; its results are "bench:" lines.
 if [ -n "${MODSECT_VM_UNWIND_VMLINUX:-}" ]; then
 	session vmlinux 400 "gdb --all --kernel --vmlinux $MODSECT_VM_UNWIND_VMLINUX $FIND" \
-		"python [gdb.execute('remove-symbol-file ' + o.filename, to_string=True) for o in gdb.objfiles() if o.filename.endswith('.unwind.elf')]; gdb.execute('disable frame-filter global modsect-kernel-entry')"
+		"python [gdb.execute('remove-symbol-file ' + o.filename, to_string=True) for o in gdb.objfiles() if o.filename.endswith('.debug.elf')]; gdb.execute('disable frame-filter global modsect-kernel-entry')"
 fi
 
 # --- an ELF vmcore in gdb: each CPU's bt from the dump ----------------------
