@@ -66,7 +66,8 @@ san:
 # memfail.sh (a target that stops answering or goes away, vmcores cut
 # short: exit 3, nothing written; one boot), ingdb.sh (modsect on gdb's own connection, module loads followed) and
 # unwind.sh (gdb's and lldb's bt against the kernel's own trace; one boot)
-# on Debian 12's 6.1; then kernel.sh's proofs (one boot each) on the other
+# and types.sh (the kernel's types from BTF against BTF, gcc and the
+# kernel's own word; one boot) on Debian 12's 6.1; then kernel.sh's proofs (one boot each) on the other
 # kernels users run: CHECK_KERNELS (tests/vm/kernels.sh names them).
 CHECK_KERNELS ?= 6.12-amd64 686-pae arm64
 check: check-deps
@@ -79,11 +80,12 @@ check: check-deps
 	MODSECT=$(SAN_BIN) MODSECT_STATIC=$(CURDIR)/modsect-static tests/vm/memfail.sh
 	MODSECT=$(SAN_BIN) tests/vm/ingdb.sh
 	MODSECT=$(SAN_BIN) tests/vm/unwind.sh
+	MODSECT=$(SAN_BIN) tests/vm/types.sh
 	$(MAKE) check-kernels
 
 # kernel.sh on each of CHECK_KERNELS, and unwind.sh (bt against the
-# kernel's own unwinder) on the other x86-64 one; every one runs, then the
-# status.
+# kernel's own unwinder) and types.sh on the other x86-64 one; every one
+# runs, then the status.
 UNWIND_KERNELS ?= 6.12-amd64
 check-kernels: san
 	@rc=0; for k in $(CHECK_KERNELS); do \
@@ -94,6 +96,9 @@ check-kernels: san
 		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
 			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/$$k \
 			tests/vm/unwind.sh || rc=1; \
+		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
+			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/$$k \
+			tests/vm/types.sh || rc=1; \
 	done; exit $$rc
 
 # The whole VM suite on one kernel: make check-vm KERNEL=arm64 (host,
@@ -128,7 +133,7 @@ clean:
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem index orc
+FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem index orc btf
 FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_COMMON := -g -O1 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined $(FUZZ_COMMON)

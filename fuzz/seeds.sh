@@ -11,8 +11,11 @@ OUT=${1:?usage: fuzz/seeds.sh OUTDIR}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 . "$(dirname "$0")/../tests/lib.sh"
 set -e
-rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc}
-mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc}
+rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc,btf}
+mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc,btf}
+# btf: the mode byte, then tests/tools/btfsynth's BTF of every kind (kept
+# in fuzz/regress/btf), as a kernel's and as a module's split BTF.
+for f in "$(dirname "$0")"/regress/btf/*; do cp "$f" "$OUT/btf/"; done
 
 KO=$T/mod/testmod.ko
 R=$T/root

@@ -128,13 +128,14 @@ void conv_functions(struct conv *c)
 	}
 	for (uint32_t id = c->start; id < c->n; id++) {
 		const struct btf_type *t = btf__type_by_id(c->btf, id), *p;
+		const char *name = btf__name_by_offset(c->btf, t->name_off);
 
-		if (!btf_is_func(t) ||
+		/* libbpf checks neither names nor what a FUNC points to */
+		if (!btf_is_func(t) || !name || !*name ||
 		    !(p = btf__type_by_id(c->btf, t->type)) ||
 		    !btf_is_func_proto(p))
 			continue;
-		f[n++] = (struct fn){ btf__name_by_offset(c->btf, t->name_off),
-				      id, t->type };
+		f[n++] = (struct fn){ name, id, t->type };
 	}
 	qsort(f, n, sizeof(*f), cmp_fn);
 	for (size_t i = 0, j; i < n; i = j) {
