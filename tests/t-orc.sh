@@ -99,7 +99,7 @@ check_grep "a comment counts its entries, the freed .init.text one left out" \
 	'^# testmod: unwind tables from its ORC: 3 entries$' "$T/out"
 UNW=$(sed -n "s/^python gdb.execute('add-symbol-file ' + '\(.*\)' + ' -o 0', to_string=True)$/\1/p" "$T/out")
 check_grep "gdb adds the unwind file quietly, after every symbol" \
-	"^python gdb\.execute\('add-symbol-file ' \+ '.*\.unwind\.elf' \+ ' -o 0', to_string=True\)$" "$T/out"
+	"^python gdb\.execute\('add-symbol-file ' \+ '.*\.debug\.elf' \+ ' -o 0', to_string=True\)$" "$T/out"
 check_grep "and names signal frames with a frame filter" '^gdb\.frame_filters\[' "$T/out"
 "$OC" --dump "$UNW" "$FUNC" "$(hexadd "$FUNC" 4)" "$HELP" $A_INIT >"$T/dump" 2>&1
 check_grep "testmod_func's first entry at its map address: CFA = rsp + 8" \

@@ -118,6 +118,12 @@ int ms_map_types(const struct ms_map *map, int addr_size, bool big_endian,
 int ms_module_types(const struct ms_map *map, struct btf **base,
 		    const struct ms_modfile *f, int addr_size,
 		    bool big_endian, struct ms_dwarf *out, struct ms_err *err);
+/*
+ * The path of the map's kallsyms ELF in the cache (kcache.c), made only
+ * if the cache has none from the same inputs.
+ */
+int ms_kallsyms_elf_cached(const struct ms_ctx *ctx, const struct ms_map *map,
+			   bool lldb, char **path_ret, struct ms_err *err);
 /* The ELF of the map's core symbols (ms_kallsyms_elf), in memory. */
 int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
 			  size_t *len_ret, struct ms_err *err);

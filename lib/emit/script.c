@@ -269,22 +269,18 @@ static int emit_vmlinux(const struct ms_script_opts *o,
 
 /*
  * The core kernel first, so module symbols come after it: the kallsyms
- * ELF, kept in the cache under its content hash like a decompressed module.
+ * ELF, kept in the cache under the hash of what it is made from.
  */
 static int emit_kernel(const struct ms_ctx *ctx, const struct ms_script_opts *o,
 		       const struct ms_map *map, bool lldb, FILE *out,
 		       struct ms_err *err)
 {
-	char *buf = NULL, *path = NULL, *q = NULL;
-	size_t len;
+	char *path = NULL, *q = NULL;
 	int r;
 
 	if (o->vmlinux)
 		return emit_vmlinux(o, map, lldb, out, err);
-	r = ms_kallsyms_elf_bytes_for(map, lldb, &buf, &len, err);
-
-	if (!r)
-		r = ms_cache_store(ctx, buf, len, ".kallsyms.elf", &path, err);
+	r = ms_kallsyms_elf_cached(ctx, map, lldb, &path, err);
 	if (!r)
 		r = lldb ? ms_quote_lldb(path, &q, err) :
 			   ms_quote_gdb(path, &q, err);
@@ -302,6 +298,10 @@ static int emit_kernel(const struct ms_ctx *ctx, const struct ms_script_opts *o,
 		else if (map->why_no_orc)
 			fprintf(out, "# no unwind tables: %s\n",
 				map->why_no_orc);
+		if (map->core_btf)
+			fprintf(out, "# and types from its BTF\n");
+		else if (map->why_no_btf)
+			fprintf(out, "# no types: %s\n", map->why_no_btf);
 		if (lldb)
 			fprintf(out,
 				"target modules add %s\ntarget modules load --file %s --slide 0\n",
@@ -311,10 +311,8 @@ static int emit_kernel(const struct ms_ctx *ctx, const struct ms_script_opts *o,
 	}
 	free(q);
 	free(path);
-	free(buf);
 	return r;
 }
-
 
 /* With --all, what is there to do: a release to find files by, modules. */
 static int check_all(const struct ms_script_opts *so, const struct ms_map *map,

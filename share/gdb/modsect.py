@@ -342,8 +342,10 @@ ModsectCommand()
 
 
 # Per-cpu variables.  modsect's types (from the kernel's BTF) place a
-# per-cpu variable at CPU 0's copy, &var + __per_cpu_offset[0]; another
-# CPU's copy is at &var + __per_cpu_offset[CPU], the kernel's per_cpu().
+# per-cpu variable at CPU 0's copy, &var + __per_cpu_offset[0]; DWARF of
+# a module (or a debug vmlinux) places it at its per-cpu pointer, &var
+# itself.  CPU's copy is at pointer + __per_cpu_offset[CPU], the
+# kernel's per_cpu().
 
 def _selected_cpu():
     """The CPU of the selected thread: QEMU's gdbstub (and its ELF dumps)
@@ -355,8 +357,18 @@ def _selected_cpu():
     return lwp - 1
 
 
-def _per_cpu_offsets():
-    return gdb.parse_and_eval("(unsigned long *)&__per_cpu_offset")
+def _address_of(name):
+    return int(gdb.parse_and_eval("(unsigned long)&%s" % name))
+
+
+def _is_pointer(addr):
+    """Whether addr is a per-cpu pointer rather than CPU 0's copy: within
+    the core kernel's per-cpu section, or, where that starts at 0 (x86-64
+    SMP), below 4 GB, where every per-cpu pointer is (modules' too)."""
+    start = _address_of("__per_cpu_start")
+    if start == 0:
+        return addr < (1 << 32)
+    return start <= addr < _address_of("__per_cpu_end")
 
 
 def per_cpu(var, cpu):
@@ -368,16 +380,19 @@ def per_cpu(var, cpu):
     if not 0 <= cpu < ncpu:
         raise gdb.GdbError("$modsect_per_cpu: CPU %d: the kernel has %d"
                            % (cpu, ncpu))
-    offs = _per_cpu_offsets()
+    offs = gdb.parse_and_eval("(unsigned long *)&__per_cpu_offset")
     ulong = gdb.lookup_type("unsigned long")
-    moved = int(addr.cast(ulong)) - int(offs[0]) + int(offs[cpu])
+    a = int(addr.cast(ulong))
+    base = a if _is_pointer(a) else a - int(offs[0])
+    moved = (base + int(offs[cpu])) & 0xffffffffffffffff
     return gdb.Value(moved).cast(addr.type).dereference()
 
 
 class _PerCpu(gdb.Function):
     """$modsect_per_cpu(VAR [, CPU]): CPU's copy of the per-cpu variable
 VAR; CPU defaults to the selected thread's (QEMU: thread N is CPU N-1).
-`p VAR` alone shows CPU 0's copy."""
+With modsect's kernel types `p VAR` alone shows CPU 0's copy; a module's
+own per-cpu variable (its DWARF) works the same."""
 
     def __init__(self):
         super().__init__("modsect_per_cpu")

@@ -57,6 +57,7 @@ run modsect sections --capture capture.txt --search "$TD" modsect_test
 heading "4. gdb on QEMU's gdbstub alone: modsect follow, bt to the end of the stack"
 echo "Nothing runs in the guest for modsect: gdb's own connection gives modsect the kernel's"
 echo "memory (kallsyms, BTF, the module list, the ORC unwind tables); no debug vmlinux."
+echo "The kernel's BTF becomes DWARF types: its structs, functions' prototypes, per-cpu variables."
 echo "The guest unloads the test module, gdb sets breakpoints in it, the guest loads it again."
 TOP=$(cd "$VM_DIR/../.." && pwd)
 cat >"$D/demo.gdb" <<EOF
@@ -103,8 +104,21 @@ echo \\n(gdb) p &modsect_test_pcpu            (per-cpu offset, from kallsyms)\\n
 p &modsect_test_pcpu
 echo \\n(gdb) p *(int *)(\$gs_base + (unsigned long)&modsect_test_pcpu)     (CPU 0's copy)\\n
 p *(int *)(\$gs_base + (unsigned long)&modsect_test_pcpu)
+echo \\n(gdb) p \$modsect_per_cpu(modsect_test_pcpu, 0)     (the same: modsect's gdb function)\\n
+p \$modsect_per_cpu(modsect_test_pcpu, 0)
 echo \\n(gdb) finish\\n
 finish
+echo \\n--- the kernel's own types, from its BTF (no debug vmlinux): the newest module on the list\\n
+echo (gdb) set \$m = (struct module *)((char *)((struct list_head *)&modules)->next - (unsigned long)&((struct module *)0)->list)\\n
+set \$m = (struct module *)((char *)((struct list_head *)&modules)->next - (unsigned long)&((struct module *)0)->list)
+echo \\n(gdb) p \$m->name\\n
+p \$m->name
+echo \\n(gdb) p \$m->state\\n
+p \$m->state
+echo \\n(gdb) p \$modsect_current()->comm     (the task that wrote the parameter)\\n
+p \$modsect_current()->comm
+echo \\n(gdb) ptype do_init_module\\n
+ptype do_init_module
 delete
 modsect follow off
 echo \\n(gdb) detach\\n
@@ -127,6 +141,11 @@ grep -qE "^Breakpoint [0-9.]+, .*modsect_test_poke \(value=$POKE\) at .*modsect_
 	vm_die "the breakpoint on modsect_test_poke was not hit"
 grep -qE "^#[0-9]+ +0x[0-9a-f]+ in entry_SYSCALL_64_after_hwframe \(\)" "$D/gdb.out" ||
 	vm_die "bt did not reach the system call's entry"
+
+grep -qE '^\$[0-9]+ = "modsect_test", ' "$D/gdb.out" ||
+	vm_die "p \$m->name did not print the module's name from the kernel's types"
+grep -qE '^type = int \(struct module \*\)$' "$D/gdb.out" ||
+	vm_die "ptype do_init_module did not print its BTF prototype"
 
 heading "5. The guest carries on"
 vm_wait_for "^==MODSECT-ACK [0-9]+ poke $POKE rc=0==\$" 60 || vm_die "the guest did not finish the poke"
