@@ -372,6 +372,28 @@ S
 		install_mod "$R" "$KO" drivers/misc/testmod.ko
 }
 
+# image_capture IMAGE OFFSET: a capture (to stdout) of the kernel IMAGE's
+# own kallsyms moved by OFFSET (a KASLR slide), with its release and
+# build-id and a fake module, as a target running IMAGE would give; sets
+# KD (kimage-dump --syms), REL and BID. Fails if IMAGE cannot be read.
+image_capture() {
+	KD=$T/kd
+	"$TEST_TOOLS/kimage-dump" --syms "$1" >"$KD" 2>/dev/null || return 1
+	REL=$(sed -n 's/^banner: [^ ]* Linux version \([^ ]*\) .*/\1/p' "$KD")
+	BID=$(sed -n 's/^build-id: \([0-9a-f]*\) .*/\1/p' "$KD")
+	echo "modsect-capture 1"
+	echo "release $REL"
+	echo "machine x86_64"
+	echo "kernel-build-id $BID"
+	echo "module fake live"
+	echo "section fake .text 0xffffffffc0000000"
+	python3 -c 'import re, sys
+for l in open(sys.argv[1]):
+    m = re.match(r"([0-9a-f]{16}) ([A-Za-z]) (\S+)$", l)
+    if m:
+        print("core %016x %s %s" % (int(m[1], 16) + int(sys.argv[2], 0), m[2], m[3]))' "$KD" "$2"
+}
+
 # split_debug KO STRIPPED DEBUG: STRIPPED is KO without DWARF (strip
 # --strip-debug keeps the build-id note), DEBUG its separate debug file
 # (objcopy --only-keep-debug: DWARF and the build-id, .modinfo NOBITS).

@@ -35,22 +35,8 @@ fi
 # A capture of the image's own kallsyms at a KASLR offset of 0x1000000:
 # `modsect kallsyms --kernel-image` moves the tables by the offset _stext
 # gives, and keeps the decompressed kernel in the cache for the next run.
-if [ -n "$img" ] && "$TEST_TOOLS/kimage-dump" --syms "$img" >"$T/kd" 2>/dev/null; then
-	rel=$(sed -n 's/^banner: [^ ]* Linux version \([^ ]*\) .*/\1/p' "$T/kd")
-	bid=$(sed -n 's/^build-id: \([0-9a-f]*\) .*/\1/p' "$T/kd")
-	{
-		echo "modsect-capture 1"
-		echo "release $rel"
-		echo "machine x86_64"
-		echo "kernel-build-id $bid"
-		echo "module fake live"
-		echo "section fake .text 0xffffffffc0000000"
-		python3 -c 'import re, sys
-for l in open(sys.argv[1]):
-    m = re.match(r"([0-9a-f]{16}) ([A-Za-z]) (\S+)$", l)
-    if m:
-        print("core %016x %s %s" % (int(m[1], 16) + 0x1000000, m[2], m[3]))' "$T/kd"
-	} >"$T/core.cap"
+if [ -n "$img" ] && image_capture "$img" 0x1000000 >"$T/core.cap"; then
+	bid=$BID
 	STEXT=$(awk '$3 == "_stext" { print "0x" $1; exit }' "$T/kd")
 	ms kallsyms --capture "$T/core.cap" --kernel-image "$img" -o "$T/k.elf"
 	check_rc "kallsyms --capture --kernel-image: exit 0" 0

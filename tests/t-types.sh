@@ -9,7 +9,7 @@
 # refuses is dropped with one warning; a module without DWARF gets its
 # split BTF's types. (tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
-need gcc ld objcopy strip readelf gdb python3 || finish
+need gcc ld objcopy strip readelf gdb lldb python3 || finish
 BD=$TEST_TOOLS/btfdwarf
 BS=$TEST_TOOLS/btfsynth
 [ -x "$BD" ] && [ -x "$BS" ] || bail "$BD or $BS missing (make test-tools)"
@@ -151,18 +151,17 @@ gdb -q -nx -batch -ex "source $T/script.gdb" -ex 'ptype struct synth_mod' \
 check_grep "gdb: the module's own struct" 'struct synth_node \*n;' "$T/gdb"
 check_grep "whose base type is the kernel's, through the declaration" '^\$1 = 8$' "$T/gdb"
 detail <"$T/gdb"
+ms lldb --root "$R" --all --kernel
+check_grep "lldb: the script adds a file of the module's types" '^target modules add ".*\.debug\.elf"$' "$T/out"
+cp "$T/out" "$T/script.lldb"
+lldb -b -s "$T/script.lldb" -o 'type lookup synth_mod' -o 'type lookup synth_bits' >"$T/lldb" 2>&1
+check_grep "lldb: the module's own struct" '^ *(struct )?synth_node \*n;$' "$T/lldb"
+check_grep "lldb: and the kernel's, from the kallsyms ELF" '^ *unsigned int mid : 9;$' "$T/lldb"
+detail <"$T/lldb"
 
 # --- the kernel image beside a capture --------------------------------------
-if [ -n "$img" ] && "$TEST_TOOLS/kimage-dump" --syms "$img" >"$T/kd" 2>/dev/null; then
-	rel=$(sed -n 's/^banner: [^ ]* Linux version \([^ ]*\) .*/\1/p' "$T/kd")
-	bid=$(sed -n 's/^build-id: \([0-9a-f]*\) .*/\1/p' "$T/kd")
-	{
-		echo "modsect-capture 1"
-		echo "release $rel"
-		echo "machine x86_64"
-		echo "kernel-build-id $bid"
-		sed -n 's/^\([0-9a-f]\{16\}\) \([A-Za-z]\) \(\S*\)$/core \1 \2 \3/p' "$T/kd"
-	} >"$T/core.cap"
+if [ -n "$img" ] && image_capture "$img" 0 >"$T/core.cap"; then
+	bid=$BID
 	ms kallsyms --capture "$T/core.cap" --kernel-image "$img" -o "$T/ki.elf"
 	check_rc "kallsyms --capture --kernel-image: exit 0" 0
 	gdb -q -nx -batch -ex "file $T/ki.elf" -ex 'ptype do_init_module' \

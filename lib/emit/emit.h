@@ -143,6 +143,12 @@ struct ms_unwinds {
 	int em, cls, data; /* the files' ELF machine, class, data */
 };
 void ms_unwinds_clear(struct ms_unwinds *u);
+/*
+ * lldb: each module's types in u as a file lldb adds as a module of its
+ * own (unwscript.c); lldb finds types in every module.
+ */
+int ms_script_lldb_types(const struct ms_ctx *ctx, FILE *out,
+			 const struct ms_unwinds *u, struct ms_err *err);
 
 /*
  * The end of a gdb script that gives unwind tables and types

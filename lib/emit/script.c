@@ -146,8 +146,9 @@ static int gather_unwind(const struct ms_map *map, const struct ms_layout *l,
 }
 
 /*
- * gdb: a module without DWARF (every stock .ko) gets its types from its
- * split BTF, on the core kernel's, into the same file as its tables.
+ * A module without DWARF (every stock .ko) gets its types from its split
+ * BTF, on the core kernel's: for gdb in the same file as its tables, for
+ * lldb in a file of their own.
  */
 static int gather_types(const struct ms_map *map, const struct ms_layout *l,
 			FILE *out, struct ms_unwinds *u, struct ms_err *err)
@@ -229,7 +230,7 @@ static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 				ms_emit_gdb(out, r.layout, err);
 	if (!rc && !so->lldb)
 		rc = gather_unwind(map, r.layout, out, u, err);
-	if (!rc && !so->lldb)
+	if (!rc)
 		rc = gather_types(map, r.layout, out, u, err);
 	ms_resolved_clear(&r);
 	return rc;
@@ -381,6 +382,8 @@ static int script_body(FILE *body, struct ms_finder *fi,
 			err, ENOENT,
 			"no module file found for any of the %zu modules in %s",
 			map->nmodules, map->origin);
+	if (!r && so->lldb)
+		r = ms_script_lldb_types(ms_finder_ctx(fi), body, &u, err);
 	if (!r && !so->lldb)
 		r = ms_script_unwind_tail(ms_finder_ctx(fi), body,
 					  so->kernel && !so->vmlinux &&

@@ -132,6 +132,33 @@ static int add_module(const struct ms_ctx *ctx, FILE *out,
 	return r;
 }
 
+int ms_script_lldb_types(const struct ms_ctx *ctx, FILE *out,
+			 const struct ms_unwinds *u, struct ms_err *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; !r && i < u->n; i++) {
+		char *buf = NULL, *path = NULL, *q = NULL;
+		size_t len;
+
+		if (!u->mods[i].types.info)
+			continue;
+		r = module_elf(u, i, &buf, &len, err);
+		if (!r)
+			r = ms_cache_store(ctx, buf, len, ".debug.elf", &path,
+					   err);
+		if (!r)
+			r = ms_quote_lldb(path, &q, err);
+		if (!r)
+			fprintf(out, "# %s: its types\ntarget modules add %s\n",
+				u->mods[i].name, q);
+		free(q);
+		free(path);
+		free(buf);
+	}
+	return r;
+}
+
 void ms_unwinds_clear(struct ms_unwinds *u)
 {
 	for (size_t i = 0; i < u->n; i++) {

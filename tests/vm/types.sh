@@ -24,6 +24,9 @@
 #            bt shows core functions' argument names (vfs_write (file=...);
 #   split    ptype struct iso_inode_info (isofs: a stock module, its own
 #            type from its split BTF) has BTF's size and members.
+# Then lldb (`modsect lldb --all --kernel` on its own connection): the
+# same struct module's name and state, and the per-cpu counter by the
+# expression the README documents for lldb.
 # Then on the host, the kallsyms ELF gdb loaded: `ptype` of every such
 # struct and union equals gdb's reading of gcc -g's DWARF of bpftool's C
 # dump of the same BTF (flexible arrays: BTF cannot tell [0] from [],
@@ -42,6 +45,9 @@ BTFDWARF=${MODSECT_BTFDWARF:-$TOP/build/tests/btfdwarf}
 [ -x "$BTFDWARF" ] || make -C "$TOP" -s build/tests/btfdwarf >/dev/null ||
 	vm_die "cannot build $BTFDWARF"
 command -v bpftool >/dev/null || vm_die "no bpftool (apt-get install -y bpftool)"
+# lldb's Python module, for the lldb sessions.
+LLDB_PY=$(ls -d /usr/lib/llvm-*/lib/python3*/dist-packages/lldb/__init__.py 2>/dev/null | head -1)
+LLDB_PY=${LLDB_PY%/lldb/__init__.py}
 if [ "$VM_ARCH" != x86_64 ]; then
 	ok "types (skipped on $VM_PROFILE: the checks use x86-64's per-cpu names)"
 	summary
@@ -114,6 +120,26 @@ vm_wait_for "^==MODSECT-ACK [0-9]+ param stack 101 rc=0==\$" 60 ||
 vm_cmd "cat /proc/interrupts" 60 && vm_section "cat-$VM_LAST_ACK" >"$W/irq-after.txt"
 vm_cmd dmesg 60 && vm_section "dmesg-$VM_LAST_ACK" >"$W/dmesg.txt"
 
+# lldb on its own gdb-remote connection (the guest paused first: lldb 14
+# cannot attach to a running QEMU), `modsect lldb --all --kernel`: the
+# module's struct module and the documented per-cpu expression.
+PCPU='((unsigned long *)&__per_cpu_offset)'
+vm_pause
+{
+	echo "settings set auto-confirm true"
+	echo "gdb-remote 127.0.0.1:$VM_GDB_PORT"
+	echo "command script import $TOP/share/lldb/modsect.py"
+	echo "modsect lldb --all --kernel $FIND"
+	echo "expr ((struct module *)${THIS_MODULE:-0})->name"
+	echo "expr ((struct module *)${THIS_MODULE:-0})->state"
+	echo "expr *(unsigned int *)((char *)&irq_stat.apic_timer_irqs - $PCPU[0] + $PCPU[0])"
+	echo "process detach"
+} >"$W/session.lldb"
+PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} timeout "$GDB_TIMEOUT" lldb -b -s "$W/session.lldb" \
+	>"$W/lldb-session.out" 2>&1 </dev/null || not_ok "lldb session exit status $?"
+sleep 2
+vm_cmd "cat /proc/interrupts" 60 && vm_section "cat-$VM_LAST_ACK" >"$W/irq-after-lldb.txt"
+
 # The checks on what gdb printed, against the kernel's word.
 python3 "$VM_DIR/typescheck.py" "$W" >"$W/results.txt" 2>&1 || true
 while read -r kind line; do
@@ -153,8 +179,6 @@ else
 		fi
 		echo "bench: raw differences before the [0]/[] and ___N normalisation: $(diff "$W/ptype-kelf.txt" "$W/ptype-gcc.txt" | grep -c '^<') lines"
 	fi
-	LLDB_PY=$(ls -d /usr/lib/llvm-*/lib/python3*/dist-packages/lldb/__init__.py 2>/dev/null | head -1)
-	LLDB_PY=${LLDB_PY%/lldb/__init__.py}
 	PYTHONPATH=$LLDB_PY${PYTHONPATH:+:$PYTHONPATH} timeout 600 lldb -b -o "script ms_args = ['$KELF', '$W/expect.json', 300]; exec(open('$VM_DIR/typeslldb.py').read())" \
 		>"$W/lldb.txt" 2>&1 </dev/null
 	if grep -q '^LLDB-RESULT' "$W/lldb.txt" && ! grep -q '^LLDB-BAD' "$W/lldb.txt"; then

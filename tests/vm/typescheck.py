@@ -96,3 +96,21 @@ check(stop.get("ptype") == "type = int (struct module *)",
 args = [l for l in bt if re.search(r" in (vfs_write|ksys_write) \((file|fd)=", l)]
 check(bool(args), "bt shows a core function's argument names (vfs_write "
       "(file=... or ksys_write (fd=...)", *bt[:12])
+
+lout = read("lldb-session.out")
+m = re.search(r'^\(char\[\d+\]\) \$\d+ = "(\w+)"', lout, re.M)
+check(m and m.group(1) == "modsect_test",
+      "lldb: ((struct module *)ADDR)->name == the module's name (got %s)"
+      % (m.group(1) if m else None),
+      *[l for l in lout.splitlines() if "error" in l][:5])
+m = re.search(r"^\(module_state\) \$\d+ = (\w+)", lout, re.M)
+check(m and m.group(1) == want, "lldb: ->state %s == initstate %r"
+      % (m.group(1) if m else None, state))
+m = re.search(r"^\(unsigned int\) \$\d+ = (\d+)", lout, re.M)
+hi2 = loc(read("irq-after-lldb.txt"))
+check(m and lo is not None and hi2 is not None
+      and lo <= int(m.group(1)) <= hi2,
+      "lldb: the per-cpu expression for irq_stat.apic_timer_irqs on CPU 0, "
+      "%s, within /proc/interrupts' LOC before and after (%s..%s)"
+      % (m.group(1) if m else None, lo, hi2),
+      *[l for l in lout.splitlines() if "error" in l][:5])
