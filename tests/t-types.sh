@@ -122,6 +122,27 @@ check_refused "capture --btf with no /sys/kernel/btf/vmlinux: an error, no captu
 	'no BTF to capture: .*sys/kernel/btf/vmlinux.*CONFIG_DEBUG_INFO_BTF'
 check "and no file written" test ! -e "$T/cap2"
 
+# --- a 32-bit kernel: 4-byte addresses in the DWARF -------------------------
+{
+	echo "modsect-capture 1"
+	echo "machine i686"
+	echo "core c1000000 T _stext"
+	echo "core c1000100 T synth_fn"
+	echo "core c1000300 T _etext"
+	echo "core c2000100 D synth_global"
+	echo "core c2000200 D _edata"
+	grep '^btf' "$T/cap"
+} >"$T/cap32"
+ms kallsyms --capture "$T/cap32" -o "$T/k32.elf"
+check_rc "kallsyms of an i686 capture with BTF: exit 0" 0
+gdb -q -nx -batch -ex "file $T/k32.elf" -ex 'ptype synth_fn' \
+	-ex 'info address synth_global' >"$T/gdb" 2>&1
+check "gdb reads its 32-bit DWARF: the prototype, the variable's address" \
+	diff -u - "$T/gdb" <<'EOF'
+type = int (struct synth_bits *, unsigned long)
+Symbol "synth_global" is static storage at address 0xc2000100.
+EOF
+
 # --- BTF libbpf refuses: dropped, the rest stands ---------------------------
 head -c 4000 /dev/urandom >"$T/bad.btf"
 printf '\x9f\xeb\x01\x00' | dd of="$T/bad.btf" conv=notrunc 2>/dev/null
