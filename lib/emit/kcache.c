@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The kallsyms ELF, kept in the cache under the SHA-256 of what it is
+ * The kallsyms ELF in memory, and kept in the cache under the SHA-256 of what it is
  * made from (the core symbols, ORC tables and BTF, the machine, for
  * which debugger): the same kernel and boot makes it once, and `modsect
  * follow`, which rereads the map at every module event, does not pay
@@ -15,6 +15,30 @@
 #include <unistd.h>
 
 #include "emit.h"
+
+static int kallsyms_fd(int fd, const void *map, struct ms_err *err)
+{
+	return ms_kallsyms_elf_for(map, false, fd, err);
+}
+
+static int kallsyms_lldb_fd(int fd, const void *map, struct ms_err *err)
+{
+	return ms_kallsyms_elf_for(map, true, fd, err);
+}
+
+int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
+			  size_t *len_ret, struct ms_err *err)
+{
+	return ms_fd_bytes(kallsyms_fd, map, buf_ret, len_ret, err);
+}
+
+int ms_kallsyms_elf_bytes_for(const struct ms_map *map, bool lldb,
+			      char **buf_ret, size_t *len_ret,
+			      struct ms_err *err)
+{
+	return ms_fd_bytes(lldb ? kallsyms_lldb_fd : kallsyms_fd, map, buf_ret,
+			   len_ret, err);
+}
 
 /* Bump when the ELF modsect makes from the same inputs changes. */
 #define KELF_FORMAT "modsect kallsyms ELF 1"

@@ -13,30 +13,6 @@
 
 #include "emit.h"
 
-static int kallsyms_fd(int fd, const void *map, struct ms_err *err)
-{
-	return ms_kallsyms_elf_for(map, false, fd, err);
-}
-
-static int kallsyms_lldb_fd(int fd, const void *map, struct ms_err *err)
-{
-	return ms_kallsyms_elf_for(map, true, fd, err);
-}
-
-int ms_kallsyms_elf_bytes(const struct ms_map *map, char **buf_ret,
-			  size_t *len_ret, struct ms_err *err)
-{
-	return ms_fd_bytes(kallsyms_fd, map, buf_ret, len_ret, err);
-}
-
-int ms_kallsyms_elf_bytes_for(const struct ms_map *map, bool lldb,
-			      char **buf_ret, size_t *len_ret,
-			      struct ms_err *err)
-{
-	return ms_fd_bytes(lldb ? kallsyms_lldb_fd : kallsyms_fd, map, buf_ret,
-			   len_ret, err);
-}
-
 /*
  * The architecture a script sets is the map's machine line; without one
  * that modsect knows, the module files', which must then agree.
