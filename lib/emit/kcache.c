@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The kallsyms ELF in memory, and kept in the cache under the SHA-256 of what it is
- * made from (the core symbols, ORC tables and BTF, the machine, for
- * which debugger): the same kernel and boot makes it once, and `modsect
- * follow`, which rereads the map at every module event, does not pay
- * for its unwind tables and types again.
+ * The kallsyms ELF in memory, and kept in the cache under the SHA-256 of
+ * what it is made from (the core symbols, ORC tables and BTF, the
+ * machine, for which debugger): the same kernel and boot makes it once,
+ * and `modsect follow`, which rereads the map at every module event,
+ * does not pay for its unwind tables and types again.
  */
 #include <errno.h>
 #include <sha2.h>
