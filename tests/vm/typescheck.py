@@ -98,7 +98,7 @@ check(bool(args), "bt shows a core function's argument names (vfs_write "
       "(file=... or ksys_write (fd=...)", *bt[:12])
 
 lout = read("lldb-session.out")
-m = re.search(r'^\(char\[\d+\]\) \$\d+ = "(\w+)"', lout, re.M)
+m = re.search(r'^\(char\[\d+\]\) \$\d+ = "(\w+)', lout, re.M)
 check(m and m.group(1) == "modsect_test",
       "lldb: ((struct module *)ADDR)->name == the module's name (got %s)"
       % (m.group(1) if m else None),
