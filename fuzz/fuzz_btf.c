@@ -158,6 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.funcs = f;
 	in.vars = v;
 	in.percpu_offsets = 0xffffffff82000000;
+	in.char_signed = true;
 	in.addr_size = 8;
 	in.name = "fuzz";
 	if (!ms_btf_to_dwarf(&in, &d, &err)) {

@@ -21,6 +21,13 @@ static int cmp_tsym(const void *a, const void *b)
 		      ((const struct ms_tsym *)b)->name);
 }
 
+/* Plain char is signed on x86 and unsigned on Debian's other ABIs. */
+static bool char_signed_on(const char *machine)
+{
+	return !machine || !strcmp(machine, "x86_64") ||
+	       (machine[0] == 'i' && !strcmp(machine + 2, "86"));
+}
+
 static bool is_text(char t)
 {
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
@@ -66,6 +73,7 @@ int ms_map_types(const struct ms_map *map, int addr_size, bool big_endian,
 	ms_map_core_symbol(map, "__per_cpu_offset", &in.percpu_offsets);
 	in.addr_size = addr_size;
 	in.big_endian = big_endian;
+	in.char_signed = char_signed_on(map->machine);
 	in.name = "vmlinux (BTF)";
 	r = ms_btf_to_dwarf(&in, out, err);
 out:
@@ -129,6 +137,7 @@ int ms_module_types(const struct ms_map *map, struct btf **base,
 	in.base = *base;
 	in.addr_size = addr_size;
 	in.big_endian = big_endian;
+	in.char_signed = char_signed_on(map->machine);
 	in.name = ms_modfile_path(f);
 	r = ms_btf_to_dwarf(&in, out, err);
 	btf__free(btf);

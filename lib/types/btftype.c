@@ -140,6 +140,12 @@ static void base_type(struct conv *c, const struct btf_type *t)
 		uint8_t enc = btf_int_encoding(t);
 		bool sgn = enc & BTF_INT_SIGNED;
 
+		/*
+		 * Plain char's signedness is the ABI's, which BTF does not
+		 * keep (pahole 1.25 on writes no BTF_INT_SIGNED for it).
+		 */
+		if (t->size == 1 && s && !strcmp(s, "char"))
+			sgn = c->in->char_signed;
 		if (enc & BTF_INT_BOOL)
 			ate = DW_ATE_boolean;
 		else if (t->size == 1 && s && strstr(s, "char"))

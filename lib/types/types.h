@@ -39,6 +39,7 @@ struct ms_types_in {
 	uint64_t percpu_offsets;
 	int addr_size; /* 4 or 8 */
 	bool big_endian;
+	bool char_signed; /* plain char, as the ABI has it (x86: signed) */
 	const char *name; /* of the compile unit */
 };
 

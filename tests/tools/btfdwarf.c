@@ -544,6 +544,7 @@ int main(int argc, char **argv)
 	start_id = base ? btf__type_cnt(base) : 1;
 	in.btf = btf;
 	in.base = base;
+	in.char_signed = true;
 	in.addr_size = btf__pointer_size(btf) ? (int)btf__pointer_size(btf) : 8;
 	in.name = argv[i];
 	if (ms_btf_to_dwarf(&in, &d, &err))
