@@ -143,6 +143,15 @@ type = int (struct synth_bits *, unsigned long)
 Symbol "synth_global" is static storage at address 0xc2000100.
 EOF
 
+# Plain char's signedness is the ABI's: signed on x86, unsigned on arm64.
+sed 's/^machine i686$/machine aarch64/' "$T/cap32" >"$T/cap64"
+ms kallsyms --capture "$T/cap64" -o "$T/ka.elf"
+for e in k32:signed_char ka:unsigned_char; do
+	eu-readelf --debug-dump=info "$T/${e%%:*}.elf" 2>/dev/null |
+		grep -A3 'name *(strp) "char"$' >"$T/char" || true
+	check_grep "${e%%:*}.elf: plain char is ${e#*:} (its machine's ABI)" "encoding .* ${e#*:}" "$T/char"
+done
+
 # --- BTF libbpf refuses: dropped, the rest stands ---------------------------
 head -c 4000 /dev/urandom >"$T/bad.btf"
 printf '\x9f\xeb\x01\x00' | dd of="$T/bad.btf" conv=notrunc 2>/dev/null
