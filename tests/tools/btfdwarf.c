@@ -581,5 +581,16 @@ int main(int argc, char **argv)
 		       2;
 	printf("types: %zu dies: %zu funcs: %zu bytes: %zu\n", d.ntypes, ds.n,
 	       nf, d.info_len + d.str_len);
-	return compare(&bs, &ds);
+	i = compare(&bs, &ds);
+	for (size_t k = 0; k < bs.n; k++)
+		free(bs.s[k]);
+	for (size_t k = 0; k < ds.n; k++)
+		free(ds.s[k]);
+	free(bs.s);
+	free(ds.s);
+	free(elf);
+	ms_dwarf_free(&d);
+	btf__free(btf);
+	btf__free(base);
+	return i;
 }

@@ -65,6 +65,9 @@ int main(int argc, char **argv)
 		must(btf__add_field(m, "k", sint, 64, 0));
 		(void)sm;
 		save(m, argv[4]);
+		btf__free(m);
+		btf__free(base);
+		btf__free(b);
 		return 0;
 	}
 	i_int = must(btf__add_int(b, "int", 4, BTF_INT_SIGNED));
