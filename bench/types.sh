@@ -97,7 +97,7 @@ for f in modsect vmlinux; do
 	obj=$out/types.elf
 	[ $f = vmlinux ] && obj=$vmlinux
 	PTYPE_NAMES=$out/names.txt PTYPE_OUT=$out/ptype-$f.txt gdb -q -nx -batch \
-		-ex "file $obj" -ex "source $top/tests/vm/types.py" -ex "python ms_ptypes()" >/dev/null 2>&1
+		-ex "file $obj" -ex "source $top/tests/vm/typesgdb.py" -ex "python ms_ptypes()" >/dev/null 2>&1
 done
 python3 - "$out/ptype-modsect.txt" "$out/ptype-vmlinux.txt" <<'EOF' | tee -a "$out/summary.txt"
 import collections, re, sys

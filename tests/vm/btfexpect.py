@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """btfexpect.py BTF.json: what bpftool (libbpf) says of each struct and
-union whose name no other struct, union or enum of a BTF has, as JSON for types.py: [{"kind",
+union whose name no other struct, union or enum of a BTF has, as JSON for typesgdb.py: [{"kind",
 "name", "size", "members": [[name, bit offset, bit size, nested]]}],
 nested being the same for an anonymous struct or union member (through
 typedefs and qualifiers), else null."""

@@ -91,7 +91,7 @@ THIS_MODULE=$(tr -d '\r\n ' <"$W/this_module.txt" 2>/dev/null)
 	echo "set height 0"
 	echo "target remote 127.0.0.1:$VM_GDB_PORT"
 	echo "source $TOP/share/gdb/modsect.py"
-	echo "source $VM_DIR/types.py"
+	echo "source $VM_DIR/typesgdb.py"
 	echo "python import time; _t0 = time.time()"
 	vm_gdb_try "modsect gdb --all --kernel $FIND"
 	echo "python print('TIME %.2f' % (time.time() - _t0))"
@@ -166,7 +166,7 @@ else
 			obj=$KELF
 			[ $f = gcc ] && obj=$W/vmlinux.o
 			PTYPE_NAMES=$W/names.txt PTYPE_OUT=$W/ptype-$f.txt timeout 600 gdb -q -nx -batch \
-				-ex "file $obj" -ex "source $VM_DIR/types.py" -ex "python ms_ptypes()" \
+				-ex "file $obj" -ex "source $VM_DIR/typesgdb.py" -ex "python ms_ptypes()" \
 				>"$W/ptype-$f.log" 2>&1
 		done
 		norm() { sed -E 's/\[0\]/[]/g; s/___[0-9]+\b//g' "$1"; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """typescheck.py DIR: tests/vm/types.sh's checks of what gdb printed
-(DIR/session.out, from types.py) against what the kernel says (dmesg,
+(DIR/session.out, from typesgdb.py) against what the kernel says (dmesg,
 /proc/interrupts, /sys/module/modsect_test/initstate). One line each:
 "P DESC" (ok), "F DESC" (not ok), "D TEXT" (detail)."""
 import re

@@ -1,5 +1,7 @@
 """gdb side of tests/vm/types.sh: prints result lines the script and
-typescheck.py read ("OBJFILE", "STRUCTS", "SPLIT", "STOP ...")."""
+typescheck.py read ("OBJFILE", "STRUCTS", "SPLIT", "STOP ..."). Not
+named types.py: that would hide Python's own module from the scripts
+beside it (elfread.py's import of subprocess)."""
 import json
 import os
 
