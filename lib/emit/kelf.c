@@ -26,12 +26,9 @@ enum kind { K_TEXT, K_RODATA, K_DATA, K_BSS, K_ABS };
 
 static enum kind kind_of(char t)
 {
-	switch (t) {
-	case 't':
-	case 'T':
-	case 'w': /* weak: __weak kernel functions */
-	case 'W':
+	if (ms_ksym_is_text(t))
 		return K_TEXT;
+	switch (t) {
 	case 'r':
 	case 'R':
 		return K_RODATA;

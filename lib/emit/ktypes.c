@@ -28,11 +28,6 @@ static bool char_signed_on(const char *machine)
 	       (machine[0] == 'i' && !strcmp(machine + 2, "86"));
 }
 
-static bool is_text(char t)
-{
-	return t == 't' || t == 'T' || t == 'w' || t == 'W';
-}
-
 int ms_map_types(const struct ms_map *map, int addr_size, bool big_endian,
 		 struct ms_dwarf *out, struct ms_err *err)
 {
@@ -57,7 +52,7 @@ int ms_map_types(const struct ms_map *map, int addr_size, bool big_endian,
 	for (size_t i = 0; i < map->ncore; i++) {
 		const struct ms_ksym *s = &map->core[i];
 
-		if (is_text(s->type))
+		if (ms_ksym_is_text(s->type))
 			f[nf++] = (struct ms_tsym){ s->name, s->addr,
 						    ms_map_core_size(map, i) };
 		else

@@ -98,6 +98,24 @@ static int module_elf(const struct ms_unwinds *u, size_t i, char **buf,
 	return r;
 }
 
+/* Module i's file, written to the cache; its path quoted for a debugger. */
+static int module_file(const struct ms_ctx *ctx, const struct ms_unwinds *u,
+		       size_t i, bool lldb, char **quoted, struct ms_err *err)
+{
+	char *buf = NULL, *path = NULL;
+	size_t len;
+	int r = module_elf(u, i, &buf, &len, err);
+
+	if (!r)
+		r = ms_cache_store(ctx, buf, len, ".debug.elf", &path, err);
+	if (!r)
+		r = lldb ? ms_quote_lldb(path, quoted, err) :
+			   ms_quote_gdb(path, quoted, err);
+	free(path);
+	free(buf);
+	return r;
+}
+
 /*
  * One file per module, so that `modsect follow` can take a module's away
  * when it is unloaded (remove-symbol-file by name: it has no section).
@@ -108,14 +126,9 @@ static int add_module(const struct ms_ctx *ctx, FILE *out,
 	static const char *const what[] = { "", "its unwind tables",
 					     "its types",
 					     "its unwind tables and types" };
-	char *buf = NULL, *path = NULL, *q = NULL;
-	size_t len;
-	int r = module_elf(u, i, &buf, &len, err);
+	char *q = NULL;
+	int r = module_file(ctx, u, i, false, &q, err);
 
-	if (!r)
-		r = ms_cache_store(ctx, buf, len, ".debug.elf", &path, err);
-	if (!r)
-		r = ms_quote_gdb(path, &q, err);
 	if (!r) {
 		/* Quietly: the file has no symbols, and gdb would say so. */
 		fprintf(out, "# %s: %s\npython gdb.execute(", u->mods[i].name,
@@ -127,8 +140,6 @@ static int add_module(const struct ms_ctx *ctx, FILE *out,
 		fputs(" + ' -o 0', to_string=True)\n", out);
 	}
 	free(q);
-	free(path);
-	free(buf);
 	return r;
 }
 
@@ -138,23 +149,15 @@ int ms_script_lldb_types(const struct ms_ctx *ctx, FILE *out,
 	int r = 0;
 
 	for (size_t i = 0; !r && i < u->n; i++) {
-		char *buf = NULL, *path = NULL, *q = NULL;
-		size_t len;
+		char *q = NULL;
 
 		if (!u->mods[i].types.info)
 			continue;
-		r = module_elf(u, i, &buf, &len, err);
-		if (!r)
-			r = ms_cache_store(ctx, buf, len, ".debug.elf", &path,
-					   err);
-		if (!r)
-			r = ms_quote_lldb(path, &q, err);
+		r = module_file(ctx, u, i, true, &q, err);
 		if (!r)
 			fprintf(out, "# %s: its types\ntarget modules add %s\n",
 				u->mods[i].name, q);
 		free(q);
-		free(path);
-		free(buf);
 	}
 	return r;
 }

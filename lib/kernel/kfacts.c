@@ -63,13 +63,7 @@ static int image_btf(struct ms_map *map, struct ms_kimage *img,
 			why, ENOENT,
 			"%s has no BTF (a kernel built without CONFIG_DEBUG_INFO_BTF)",
 			path);
-	if (!(map->core_btf = malloc(len)))
-		return ms_err_errno(why, ENOMEM, "BTF");
-	memcpy(map->core_btf, btf, len);
-	map->core_btf_len = len;
-	free(map->why_no_btf);
-	map->why_no_btf = NULL;
-	return 0;
+	return ms_map_set_btf(map, btf, len, why);
 }
 
 /* Keeps why's message in *why_ret; fails only for want of memory. */

@@ -110,11 +110,7 @@ static int add_btf(struct ms_map *map, const struct kern *k,
 	if (!raw || !len)
 		return ms_err_set(err, EINVAL, "%s: the kernel's BTF",
 				  k->origin);
-	if (!(map->core_btf = malloc(len)))
-		return ms_err_errno(err, ENOMEM, "BTF");
-	memcpy(map->core_btf, raw, len);
-	map->core_btf_len = len;
-	return 0;
+	return ms_map_set_btf(map, raw, len, err);
 }
 
 /* sysfs lists only modules with sections/: the map has the same ones. */

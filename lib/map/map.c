@@ -266,11 +266,33 @@ int ms_module_add_ksym(struct ms_module *m, const char *name, uint64_t addr,
 	return 0;
 }
 
+bool ms_ksym_is_text(char type)
+{
+	/* w, W: weak, as __weak kernel functions are */
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
 uint64_t ms_map_core_size(const struct ms_map *map, size_t i)
 {
 	for (size_t j = i + 1; j < map->ncore; j++)
 		if (map->core[j].addr > map->core[i].addr &&
 		    map->core[j].type != 'a' && map->core[j].type != 'A')
 			return map->core[j].addr - map->core[i].addr;
+	return 0;
+}
+
+int ms_map_set_btf(struct ms_map *map, const void *btf, size_t len,
+		   struct ms_err *err)
+{
+	void *copy = malloc(len ? len : 1);
+
+	if (!copy)
+		return ms_err_errno(err, ENOMEM, "BTF");
+	memcpy(copy, btf, len);
+	free(map->core_btf);
+	free(map->why_no_btf);
+	map->core_btf = copy;
+	map->core_btf_len = len;
+	map->why_no_btf = NULL;
 	return 0;
 }

@@ -75,12 +75,17 @@ const struct ms_section *ms_module_section(const struct ms_module *mod,
 /* The address of the first core kernel symbol called name, if any. */
 bool ms_map_core_symbol(const struct ms_map *map, const char *name,
 			uint64_t *addr_ret);
+/* A kallsyms type letter of code: t, T, and w, W (weak functions). */
+bool ms_ksym_is_text(char type);
 /*
  * The size of core symbol i: to the next symbol at a higher address,
  * whatever its kind, as the kernel counts it; absolute symbols (per-cpu
  * offsets) do not count. 0 for the last.
  */
 uint64_t ms_map_core_size(const struct ms_map *map, size_t i);
+/* Gives map a copy of the core kernel's BTF (why_no_btf cleared). */
+int ms_map_set_btf(struct ms_map *map, const void *btf, size_t len,
+		   struct ms_err *err);
 /* Module names compare with '-' and '_' as the same character. */
 bool ms_modname_eq(const char *a, const char *b);
 /* The first GNU build-id in a buffer of ELF notes, as hex; NULL if none. */

@@ -34,6 +34,8 @@ struct conv {
 	struct ms_dwarf *out;
 };
 
+/* A DW_FORM_strp attribute: s in .debug_str ("" for NULL). */
+void conv_strp(struct conv *c, const char *s);
 void conv_ref(struct conv *c, uint32_t id);
 uint32_t conv_skip_tags(const struct conv *c, uint32_t id);
 void conv_type(struct conv *c, uint32_t id, bool decl);

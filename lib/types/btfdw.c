@@ -50,10 +50,9 @@ static void cu_start(struct conv *c, bool ranges)
 	dwb_uint(b, 0, 4); /* debug_abbrev_offset */
 	dwb_u8(b, (unsigned int)c->in->addr_size);
 	dwb_uleb(b, ranges ? A_CU_RANGES : A_CU);
-	dwb_uint(&c->info, dws_add(&c->str, "modsect, from the kernel's BTF"),
-		 4);
+	conv_strp(c, "modsect, from the kernel's BTF");
 	dwb_uint(b, DW_LANG_C99, 2);
-	dwb_uint(&c->info, dws_add(&c->str, c->in->name), 4);
+	conv_strp(c, c->in->name);
 	if (ranges) {
 		dwb_uint(b, 0, c->in->addr_size);
 		dwb_uint(b, 0, 4);
@@ -61,7 +60,7 @@ static void cu_start(struct conv *c, bool ranges)
 	/* The index type of every array, as clang names it. */
 	c->index_type = (uint32_t)b->len;
 	dwb_uleb(b, A_BASE);
-	dwb_uint(&c->info, dws_add(&c->str, "__ARRAY_SIZE_TYPE__"), 4);
+	conv_strp(c, "__ARRAY_SIZE_TYPE__");
 	dwb_uleb(b, (uint64_t)c->in->addr_size);
 	dwb_u8(b, DW_ATE_unsigned);
 }

@@ -69,7 +69,7 @@ static void subprogram(struct conv *c, const struct fn *f,
 	uint32_t ret = conv_skip_tags(c, p->type);
 
 	dwb_uleb(&c->info, ret ? A_SUBPROG : A_SUBPROG_VOID);
-	dwb_uint(&c->info, dws_add(&c->str, f->name), 4);
+	conv_strp(c, f->name);
 	if (ret)
 		conv_ref(c, ret);
 	dwb_uint(&c->info, s->addr, c->in->addr_size);
@@ -166,8 +166,7 @@ static void variable(struct conv *c, const struct btf_type *v, bool percpu,
 	uint64_t x = addr;
 
 	dwb_uleb(b, A_VAR);
-	dwb_uint(b, dws_add(&c->str, btf__name_by_offset(c->btf, v->name_off)),
-		 4);
+	conv_strp(c, btf__name_by_offset(c->btf, v->name_off));
 	conv_ref(c, conv_skip_tags(c, v->type));
 	if (!percpu) {
 		dwb_uleb(b, 1 + (uint64_t)as);

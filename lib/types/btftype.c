@@ -100,16 +100,14 @@ void conv_ref(struct conv *c, uint32_t id)
 		conv_need_base(c, id);
 }
 
-static void name(struct conv *c, uint32_t name_off)
+void conv_strp(struct conv *c, const char *s)
 {
-	const char *s = btf__name_by_offset(c->btf, name_off);
-
 	dwb_uint(&c->info, dws_add(&c->str, s ? s : ""), 4);
 }
 
-static void cstr(struct conv *c, const char *s)
+static void name(struct conv *c, uint32_t name_off)
 {
-	dwb_uint(&c->info, dws_add(&c->str, s), 4);
+	conv_strp(c, btf__name_by_offset(c->btf, name_off));
 }
 
 static bool named(const struct conv *c, uint32_t name_off)
@@ -162,7 +160,6 @@ static void base_type(struct conv *c, const struct btf_type *t)
 /* A DIE of abbrev a with an optional type: a + 1 is the void form. */
 static void typed(struct conv *c, enum dw_abbrev a, uint32_t type)
 {
-	type = conv_skip_tags(c, type);
 	dwb_uleb(&c->info, type ? a : a + 1);
 }
 
@@ -340,22 +337,13 @@ void conv_type(struct conv *c, uint32_t id, bool decl)
 		c->out->ntypes++;
 		return;
 	}
+	/* Not types: btfsym.c writes them, or references look through. */
 	switch (btf_kind(t)) {
-	case BTF_KIND_INT:
-	case BTF_KIND_FLOAT:
-	case BTF_KIND_PTR:
-	case BTF_KIND_ARRAY:
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC_PROTO:
-		break;
-	default:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DATASEC:
+	case BTF_KIND_DECL_TAG:
+	case BTF_KIND_TYPE_TAG:
 		return;
 	}
 	c->off[id] = (uint32_t)c->info.len;
@@ -399,6 +387,6 @@ void conv_type(struct conv *c, uint32_t id, bool decl)
 void conv_annotation(struct conv *c, const char *what, uint32_t value_off)
 {
 	dwb_uleb(&c->info, A_ANNOTATION);
-	cstr(c, what);
+	conv_strp(c, what);
 	name(c, value_off);
 }
