@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target: frames in kernel log lines (ms_log_frame), iterated
- * over each line as tools/decode.c does. Every frame found must lie in
+ * over each line as lib/emit/decode.c does, and the lines that open and
+ * close reports (logreport.c). Every frame found must lie in
  * the line, after where the search started, and make progress; an
  * address frame has its address, a build-id comes with a module, and
  * clearing a PAC changes only the bits above 48.
@@ -42,6 +43,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		len = strlen(line);
 		(void)ms_log_machine(line);
 		(void)ms_log_trace_start(line);
+		(void)ms_log_report_start(line);
+		(void)ms_log_report_end(line);
+		(void)ms_log_lockdep_stack(line);
 		while (ms_log_frame(line, from, &f) == 1) {
 			if (f.start < from || f.end <= f.start || f.end > len ||
 			    memchr(f.symbol, '\0', sizeof(f.symbol)) == NULL ||

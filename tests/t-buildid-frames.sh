@@ -114,10 +114,11 @@ check_decoded() {
 	check_same "$1: every [bfmod BUILDID] frame annotated" "$T/want" "$T/out"
 	check_same "$1: nothing on stderr" /dev/null "$T/err"
 }
-# check_refused_once DESC WARNING: exit 0, the report unchanged, and
-# stderr exactly the one warning line.
+# check_refused_once DESC WARNING: exit 1 (frames left unannotated, for a
+# reason the warning gives), the report unchanged, and stderr exactly the
+# one warning line.
 check_refused_once() {
-	check_rc "$1: exit 0 (a warning)" 0
+	check_rc "$1: exit 1 (a warning)" 1
 	check_same "$1: the report passes through unchanged" "$T/oops" "$T/out"
 	printf 'modsect: warning: %s\n' "$2" >"$T/want.err"
 	check_same "$1: one warning line for the module, not one per frame" "$T/want.err" "$T/err"
@@ -134,8 +135,10 @@ check_decoded "--moddir (modules.dep)"
 
 # ---- (ii) no map, no module directory: .build-id under --debug-dir ----------
 ms decode --offline "$T/oops"
-check_rc "no file anywhere: exit 0" 0
+check_rc "no file anywhere: exit 1" 1
 check_same "no file anywhere: the report passes through" "$T/oops" "$T/out"
+check_eq "no file anywhere: one warning, naming the module" 1 \
+	"$(grep -c '^modsect: warning: .*bfmod.*; its frames are left unannotated$' "$T/err")"
 ms decode --offline --debug-dir "$DD" "$T/oops"
 check_decoded "only --debug-dir DIR/$(buildid_path "$BID") (objcopy --only-keep-debug)"
 ms decode --offline --debug-dir "$DD" - <"$T/oops"

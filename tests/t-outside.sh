@@ -78,7 +78,7 @@ printf '%s\n' "[   12.000002]  [<ffffffffff000000>] 0xffffffffff000000" \
 	"[   12.000003]  bmod_func+0x4/0x10 [bmod]" \
 	"[   12.000004]  [<ffffffffc0b01000>] 0xffffffffc0b01000" >"$T/oops"
 ms decode "${S[@]}" "$T/oops"
-check_rc "decode, bmod named after an address above it: exit 0" 0
+check_rc "decode, bmod named after an address above it: exit 1 (frames left unannotated)" 1
 check_same "decode, bmod named after an address above it: lines pass through" "$T/oops" "$T/out"
 check_eq "decode, bmod named after an address above it: no file for bmod said once" 1 \
 	"$(grep -c 'no file for module bmod' "$T/err")"

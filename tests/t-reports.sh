@@ -1,4 +1,5 @@
 #!/bin/bash
+# Rule 20: each report in a stream on its own (the end of this file).
 # decode on real reports (issue #14): excerpts of public kernel reports in
 # tests/reports/ (SOURCES.md names each one's source), taken verbatim. For
 # each report a generator below parses its module frames and writes, for
@@ -375,5 +376,85 @@ report x86_64-old-btrfs-warning x86_64
 report arm64-5.10-btrfs-oops aarch64
 report arm64-6.12-pwm-pio-oops aarch64
 report arm-5.3-wlcore-warning arm
+
+# ---- one stream of reports of several machines (issue #24) ----------------
+# Each report in a stream is decoded on its own: its machine, its modules,
+# its map. The stream's output is each report's own output (checked above
+# against eu-addr2line), in order; a module file of another machine or
+# build costs that report's frames and one warning, never another's.
+STREAM=(x86_64-6.2-btrfs-warning arm64-5.10-btrfs-oops
+	x86_64-6.12-amdgpu-kasan-buildid arm-5.3-wlcore-warning
+	arm64-6.12-pwm-pio-oops)
+# concat OUT NAME:FILE...: the files, each "report" or "expect" of NAME.
+concat() {
+	local out=$1 x
+	shift
+	: >"$out"
+	for x in "$@"; do
+		case ${x#*:} in
+		report) cat "$REPORTS/${x%%:*}.txt" ;;
+		expect) cat "$T/${x%%:*}/expect.nomap" ;;
+		esac >>"$out"
+	done
+}
+# The 6.12 report again, of a build no file has (its build-ids changed).
+sed 's/13b1bc364ec578808f676eba412c20eaab792779/0123456789abcdef0123456789abcdef01234567/g' \
+	"$REPORTS/x86_64-6.12-amdgpu-kasan-buildid.txt" >"$T/other-build.txt"
+mkdir -p "$T/x86" "$T/all"
+cp "$T"/x86_64-6.2-btrfs-warning/*.ko "$T"/x86_64-6.12-amdgpu-kasan-buildid/*.ko "$T/x86/"
+for n in "${STREAM[@]}"; do
+	mkdir -p "$T/all/$n" && cp "$T/$n"/*.ko "$T/all/$n/"
+done
+
+# (i) x86-64 module files only: the x86-64 reports decoded as alone; the
+# arm64 report's btrfs.ko (x86-64's) refused, its frames as they are.
+S=()
+for n in "${STREAM[@]}"; do S+=("$REPORTS/$n.txt"); done
+cat "${S[@]}" "$T/other-build.txt" >"$T/stream"
+concat "$T/want" x86_64-6.2-btrfs-warning:expect arm64-5.10-btrfs-oops:report \
+	x86_64-6.12-amdgpu-kasan-buildid:expect arm-5.3-wlcore-warning:report \
+	arm64-6.12-pwm-pio-oops:report
+cat "$T/other-build.txt" >>"$T/want"
+ms decode --offline --root "$R" --search "$T/x86" "$T/stream"
+check_rc "stream, x86-64 files only: exit 1 (frames left unannotated, warnings say why)" 1
+check_same "stream, x86-64 files only: each report as decoded alone, nothing lost" "$T/want" "$T/out"
+check_grep "stream, x86-64 files only: the arm64 report's btrfs.ko refused as x86-64's" \
+	'^modsect: warning: .*/btrfs\.ko is for x86_64 .* but the kernel is aarch64.*its frames are left unannotated$' "$T/err"
+check_grep "stream, x86-64 files only: the build no file has, said" \
+	'^modsect: warning: module amdgpu: no file .*0123456789abcdef0123456789abcdef01234567.*its frames are left unannotated$' "$T/err"
+check_eq "stream, x86-64 files only: each warning once" "$(sort -u "$T/err" | wc -l)" "$(wc -l <"$T/err")"
+check "stream, x86-64 files only: nothing but warnings on stderr" \
+	test "$(grep -vc '^modsect: warning: ' "$T/err")" = 0
+
+# (ii) every machine's files in one --search tree, same names for two
+# machines (btrfs): each report finds its own machine's; exit 0.
+concat "$T/want" x86_64-6.2-btrfs-warning:expect arm64-5.10-btrfs-oops:expect \
+	x86_64-6.12-amdgpu-kasan-buildid:expect arm-5.3-wlcore-warning:expect \
+	arm64-6.12-pwm-pio-oops:expect
+cat "${S[@]}" >"$T/stream"
+ms decode --offline --root "$R" --search "$T/all" "$T/stream"
+check_rc "stream of 3 machines, all files: exit 0" 0
+check_same "stream of 3 machines, all files: every report as decoded alone" "$T/want" "$T/out"
+check_same "stream of 3 machines, all files: nothing on stderr" /dev/null "$T/err"
+
+# (iii) the same reports in the other order: nothing a later report holds
+# changes an earlier one.
+R5=()
+for ((i = ${#STREAM[@]} - 1; i >= 0; i--)); do R5+=("${STREAM[i]}:expect"); done
+concat "$T/want" "${R5[@]}"
+for ((i = ${#S[@]} - 1; i >= 0; i--)); do cat "${S[i]}"; done >"$T/stream"
+ms decode --offline --root "$R" --search "$T/all" "$T/stream"
+check_same "stream in reverse order: every report as decoded alone" "$T/want" "$T/out"
+
+# (iv) one line of a report that shows no machine, with a file of another
+# machine than the map's (the live one of this x86-64 root): refused, the
+# line as it is, exit 1, one warning.
+grep -m1 -E '^\[[ 0-9.]+\]  [a-z_]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[btrfs\]$' \
+	"$REPORTS/arm64-5.10-btrfs-oops.txt" >"$T/line"
+ms decode --offline --root "$R" --search "$T/arm64-5.10-btrfs-oops" "$T/line"
+check_rc "one arm64 line, the live x86-64 map: exit 1" 1
+check_same "one arm64 line, the live x86-64 map: the line as it is" "$T/line" "$T/out"
+check_eq "one arm64 line, the live x86-64 map: one warning, the file refused" 1 \
+	"$(grep -c 'btrfs\.ko is for aarch64.*its frames are left unannotated$' "$T/err")"
 
 finish

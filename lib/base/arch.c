@@ -81,3 +81,11 @@ const char *ms_elf_machine_str(int em, int cls, char *buf, size_t size)
 		 ms_machine_name(em, cls), em, cls == ELFCLASS64 ? 64 : 32);
 	return buf;
 }
+
+bool ms_machine_other(const char *a, const char *b)
+{
+	const struct ms_arch *x = a ? ms_arch_of_machine(a) : NULL;
+	const struct ms_arch *y = b ? ms_arch_of_machine(b) : NULL;
+
+	return x && y && (x->em != y->em || x->cls != y->cls);
+}

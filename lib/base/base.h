@@ -104,6 +104,24 @@ int ms_reserve(void *arrp, size_t *cap, size_t n, size_t size, size_t min);
 /* qsort's order of uint64_t values. */
 int ms_cmp_u64(const void *a, const void *b);
 /*
+ * A set of strings, for what is said or looked at once: a handful (the
+ * modules a report names, the warnings of a stream), so a list. Zeroed
+ * is empty.
+ */
+struct ms_strset {
+	char **v;
+	size_t n, cap;
+};
+/* 1 if str is new (a copy is kept), 0 if it was there; -ENOMEM. */
+int ms_strset_add(struct ms_strset *s, const char *str);
+void ms_strset_free(struct ms_strset *s);
+/*
+ * Whether two stat()s are of the same file, unchanged (device, inode,
+ * size, modification time): what was read of it once still holds.
+ */
+struct stat;
+bool ms_stat_same(const struct stat *a, const struct stat *b);
+/*
  * n records of size bytes at base, sorted by the uint64_t at their start,
  * equal keys in their order; tmp holds n records. A radix sort: qsort of
  * a few hundred thousand was a tenth of the time of their use.
@@ -231,6 +249,12 @@ const struct ms_arch *ms_arch_of_machine(const char *uname_m);
 const struct ms_arch *ms_arch_of_elf(int em, int cls, int data);
 /* ELF machine, class and data of a kernel's `uname -m`; -ENOTSUP if unknown. */
 int ms_machine_elf(const char *uname_m, int *em, int *cls, int *data);
+/*
+ * Whether two machines (uname -m) are both known and of another ELF
+ * machine or class: no module of one is the other's (byte order aside,
+ * which a report does not show).
+ */
+bool ms_machine_other(const char *a, const char *b);
 
 /* "x86_64 (ELF machine 62, 64-bit)", or "unknown (...)", into buf. */
 const char *ms_elf_machine_str(int em, int cls, char *buf, size_t size);

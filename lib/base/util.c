@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -156,4 +157,34 @@ int ms_reserve(void *arrp, size_t *cap, size_t n, size_t size, size_t min)
 	if (!r)
 		*cap = want;
 	return r;
+}
+
+int ms_strset_add(struct ms_strset *s, const char *str)
+{
+	char *copy;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return 0;
+	if (ms_reserve(&s->v, &s->cap, s->n, sizeof(*s->v), 16) ||
+	    !(copy = strdup(str)))
+		return -ENOMEM;
+	s->v[s->n++] = copy;
+	return 1;
+}
+
+void ms_strset_free(struct ms_strset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	*s = (struct ms_strset){ 0 };
+}
+
+bool ms_stat_same(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }

@@ -16,6 +16,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,47 +24,6 @@
 
 /* Frames annotated on one line at most; the rest pass through. */
 #define LINE_FRAMES 16
-
-/*
- * Adds modules named in frames that the map lacks, placed from their
- * files; each module (and build-id) is looked at once (ms_finder_note).
- */
-static int place_missing(struct ms_map *map, struct ms_finder *fi,
-			 struct ms_placing *pl, const struct ms_decode_opts *o,
-			 char *const *lines, size_t n, struct ms_err *err)
-{
-	int r = 0;
-
-	for (size_t i = 0; !r && i < n; i++) {
-		struct ms_logframe f;
-		struct ms_err note = { 0 };
-
-		for (size_t at = 0; !r && ms_log_frame(lines[i], at, &f);
-		     at = f.end) {
-			if (f.kind != MS_LOGFRAME_SYMBOL || !f.module[0])
-				continue;
-			r = ms_finder_note(fi, f.module, f.build_id);
-			if (r < 0)
-				return ms_err_errno(err, ENOMEM, "decode");
-			r = r ? ms_map_place(map, fi, pl, f.module, f.build_id,
-					     &note, err) :
-				0;
-			if (r == 1) {
-				if (o->note)
-					o->note(o->note_arg, note.msg);
-				r = 0;
-			}
-		}
-	}
-	return r;
-}
-
-static void print_loc(FILE *out, const struct ms_frame *f)
-{
-	fprintf(out, "%s:%d", f->file ? f->file : "??", f->line);
-	if (f->col)
-		fprintf(out, ":%d", f->col);
-}
 
 /* A frame of the line and where it is. */
 struct hit {
@@ -78,6 +38,8 @@ struct ms_decoder {
 	struct ms_lazy *z;
 	struct ms_placing pl;
 	struct ms_decode_opts o;
+	struct ms_strset looked; /* "module build-id" of modules looked for */
+	struct ms_strset printed; /* modules whose build-id a frame printed */
 	bool pac; /* arm64: raw addresses may carry a PAC */
 	bool warn_returns; /* a WARNING's "at" is a return address (32-bit ARM) */
 	bool have_pc; /* pc holds the last register dump's pc */
@@ -85,6 +47,83 @@ struct ms_decoder {
 	struct ms_logframe pc;
 	struct hit hits[LINE_FRAMES]; /* the current line's, off the stack */
 };
+
+/* 1 the first time a report names (module, build-id), else 0; -ENOMEM. */
+static int first_look(struct ms_decoder *d, const struct ms_logframe *f)
+{
+	char key[sizeof(f->module) + sizeof(f->build_id) + 1];
+
+	snprintf(key, sizeof(key), "%s %s", f->module, f->build_id);
+	for (char *c = key; *c != ' '; c++)
+		if (*c == '-')
+			*c = '_';
+	return ms_strset_add(&d->looked, key);
+}
+
+static bool has_printed(const struct ms_decoder *d, const char *module)
+{
+	for (size_t i = 0; i < d->printed.n; i++)
+		if (ms_modname_eq(d->printed.v[i], module))
+			return true;
+	return false;
+}
+
+/*
+ * Adds modules named in frames that the map lacks, placed from their
+ * files; each module (and build-id) is looked at once. The lines are
+ * read twice: frames with build-ids, then the others.
+ */
+static int place_missing(struct ms_decoder *d, char *const *lines, size_t n,
+			 struct ms_err *err)
+{
+	int r = 0;
+
+	/*
+	 * Frames that print a build-id first: the file they find also
+	 * serves those of the same module that print none.
+	 */
+	for (size_t k = 0; !r && k < 2 * n; k++) {
+		const char *line = lines[k % n];
+		struct ms_logframe f;
+		struct ms_err note = { 0 };
+
+		for (size_t at = 0; !r && ms_log_frame(line, at, &f);
+		     at = f.end) {
+			if (f.kind != MS_LOGFRAME_SYMBOL || !f.module[0] ||
+			    !f.build_id[0] != (k >= n))
+				continue;
+			r = first_look(d, &f);
+			/*
+			 * The report says which build the module is: a file
+			 * found by name alone is not trusted for it.
+			 */
+			if (r > 0 && f.build_id[0])
+				r = ms_strset_add(&d->printed, f.module) < 0 ?
+					    -ENOMEM :
+					    1;
+			else if (r > 0 && has_printed(d, f.module))
+				r = 0;
+			if (r < 0)
+				return ms_err_errno(err, ENOMEM, "decode");
+			r = r ? ms_map_place(d->map, d->fi, &d->pl, f.module,
+					     f.build_id, &note, err) :
+				0;
+			if (r == 1) {
+				if (d->o.note)
+					d->o.note(d->o.note_arg, note.msg);
+				r = 0;
+			}
+		}
+	}
+	return r;
+}
+
+static void print_loc(FILE *out, const struct ms_frame *f)
+{
+	fprintf(out, "%s:%d", f->file ? f->file : "??", f->line);
+	if (f->col)
+		fprintf(out, ":%d", f->col);
+}
 
 /*
  * Each frame's line gets the function's location after the frame; each
@@ -286,6 +325,8 @@ int ms_decoder_new(struct ms_map *map, struct ms_finder *fi,
 	struct ms_decoder *d = calloc(1, sizeof(*d));
 	struct ms_lazy_opts lo = { .layout_flags = o->layout_flags,
 				   .no_index = o->no_index,
+				   .refused_noted = true,
+				   .ix_pool = o->ix_pool,
 				   .note = o->note,
 				   .note_arg = o->note_arg };
 	const char *m = map->machine ? map->machine : o->machine;
@@ -297,7 +338,7 @@ int ms_decoder_new(struct ms_map *map, struct ms_finder *fi,
 	d->fi = fi;
 	d->o = *o;
 	ms_place_init(&d->pl);
-	r = place_missing(map, fi, &d->pl, o, first, nfirst, err);
+	r = place_missing(d, first, nfirst, err);
 	if (!r)
 		r = ms_lazy_new(fi, map, &lo, &d->z, err);
 	if (r) {
@@ -324,7 +365,7 @@ int ms_decoder_line(struct ms_decoder *d, FILE *out, const struct ms_line *ln,
 	int r = 0;
 
 	if (place && !ln->piece) {
-		r = place_missing(d->map, d->fi, &d->pl, &d->o, &one, 1, err);
+		r = place_missing(d, &one, 1, err);
 		if (!r)
 			r = ms_lazy_sync(d->z, err);
 	}
@@ -341,5 +382,7 @@ void ms_decoder_free(struct ms_decoder *d)
 	if (!d)
 		return;
 	ms_lazy_free(d->z);
+	ms_strset_free(&d->looked);
+	ms_strset_free(&d->printed);
 	free(d);
 }

@@ -167,6 +167,7 @@ struct ms_decode_opts {
 	unsigned int layout_flags; /* MS_LAYOUT_* for each module */
 	bool no_index; /* read the DWARF, never an index (nor write one) */
 	const char *machine; /* the report's (uname -m), if the map has none */
+	struct ms_ixpool *ix_pool; /* indexes shared across reports, or NULL */
 	/* Told once of each module left unannotated, and why (may be NULL). */
 	void (*note)(void *arg, const char *msg);
 	void *note_arg;
@@ -192,6 +193,42 @@ int ms_decoder_line(struct ms_decoder *d, FILE *out, const struct ms_line *ln,
 /* The first failure to make or write an index (ms_lazy_index_error). */
 int ms_decoder_index_error(struct ms_decoder *d, struct ms_err *err);
 void ms_decoder_free(struct ms_decoder *d);
+/* ---- a stream of reports, each decoded on its own (reports.c) ---- */
+
+struct ms_stream_opts {
+	struct ms_decode_opts d; /* its machine unused: each report's own */
+	/*
+	 * The map given (live, a capture, memory), or NULL. It decodes the
+	 * reports of its machine, or every report with map_for_all (the
+	 * user named it); the others have none.
+	 */
+	const struct ms_map *map;
+	bool map_for_all;
+	/*
+	 * With no map, the modules of a report of the host's machine are
+	 * looked for under the host's release too (NULL: only --moddir and
+	 * --search find them, as when --root stands for another system).
+	 */
+	const char *host_machine, *host_release;
+};
+
+struct ms_stream_res {
+	size_t unannotated; /* warnings of frames left unannotated, and why */
+	int index_rc; /* the first index not written, as ms_decoder_index_error */
+	struct ms_err index_err;
+};
+
+/*
+ * Copies in to out with every module frame annotated, each report on its
+ * own (see reports.c). A module file missing or refused costs its
+ * frames and one warning (o->d.note, once a stream), counted in res;
+ * only running out of memory or input fails, and out then has every
+ * line before the failing one.
+ */
+int ms_decode_stream(const struct ms_ctx *ctx, struct ms_lines *in, FILE *out,
+		     const struct ms_stream_opts *o, struct ms_stream_res *res,
+		     struct ms_err *err);
+
 /*
  * The line as the report parser reads it: a C string, so a NUL byte (a
  * crashed program's output on the console) becomes 0x01, which no frame

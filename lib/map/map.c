@@ -22,6 +22,61 @@ void ms_module_clear(struct ms_module *m)
 	free(m->ksyms);
 }
 
+/* strdup of a string that may be NULL; false if out of memory. */
+static bool dup_opt(char **to, const char *from)
+{
+	*to = from ? strdup(from) : NULL;
+	return !from || *to;
+}
+
+static int dup_module(struct ms_module *to, const struct ms_module *m)
+{
+	*to = (struct ms_module){ .load_id = m->load_id };
+	if (!dup_opt(&to->name, m->name) ||
+	    !dup_opt(&to->initstate, m->initstate) ||
+	    !dup_opt(&to->srcversion, m->srcversion) ||
+	    !dup_opt(&to->build_id, m->build_id) ||
+	    !(to->sections = calloc(m->nsections + 1, sizeof(*to->sections))) ||
+	    !(to->ksyms = calloc(m->nksyms + 1, sizeof(*to->ksyms))))
+		return -ENOMEM;
+	for (; to->nsections < m->nsections; to->nsections++) {
+		to->sections[to->nsections] = m->sections[to->nsections];
+		if (!dup_opt(&to->sections[to->nsections].name,
+			     m->sections[to->nsections].name))
+			return -ENOMEM;
+	}
+	for (; to->nksyms < m->nksyms; to->nksyms++) {
+		to->ksyms[to->nksyms] = m->ksyms[to->nksyms];
+		if (!dup_opt(&to->ksyms[to->nksyms].name,
+			     m->ksyms[to->nksyms].name))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int ms_map_dup_modules(const struct ms_map *map, struct ms_map **ret,
+		       struct ms_err *err)
+{
+	struct ms_map *n = calloc(1, sizeof(*n));
+	int r = 0;
+
+	if (!n || !dup_opt(&n->origin, map->origin) ||
+	    !dup_opt(&n->release, map->release) ||
+	    !dup_opt(&n->machine, map->machine) ||
+	    !dup_opt(&n->kernel_build_id, map->kernel_build_id) ||
+	    !(n->modules = calloc(map->nmodules + 1, sizeof(*n->modules))))
+		r = -ENOMEM;
+	/* A module half made counts, so that it is freed too. */
+	for (size_t i = 0; !r && i < map->nmodules; i++, n->nmodules++)
+		r = dup_module(&n->modules[i], &map->modules[i]);
+	if (r) {
+		ms_map_free(n);
+		return ms_err_errno(err, ENOMEM, "map");
+	}
+	*ret = n;
+	return 0;
+}
+
 bool ms_map_core_symbol(const struct ms_map *map, const char *name,
 			uint64_t *addr_ret)
 {

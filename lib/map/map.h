@@ -67,6 +67,13 @@ struct ms_map {
 };
 
 void ms_map_free(struct ms_map *map);
+/*
+ * A copy of the map's modules, origin, release, machine and build-id,
+ * without its core symbols, ORC or BTF: what decoding one report changes
+ * (the modules it places) stays in the copy. -ENOMEM.
+ */
+int ms_map_dup_modules(const struct ms_map *map, struct ms_map **ret,
+		       struct ms_err *err);
 /* Frees what a module owns (for sources building a map). */
 void ms_module_clear(struct ms_module *m);
 const struct ms_module *ms_map_find(const struct ms_map *map, const char *name);

@@ -108,7 +108,7 @@ static int try_path(struct search *s, const char *path, enum ms_dsource src)
 
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
-	if (ms_modfile_open(s->ctx, path, &f, &ferr) < 0)
+	if (ms_finder_open_file(s->fi, path, &f, &ferr) < 0)
 		return skip(s, path, ferr.msg);
 	r = check(s, f, &v, &ferr);
 	if (r) {

@@ -119,7 +119,7 @@ static int open_in_build_id_dirs(struct ms_finder *fi, const char *bid,
 		if (r < 0)
 			return -ENOMEM;
 		r = stat(path, &st) == 0 && S_ISREG(st.st_mode) ?
-			    ms_modfile_open(fi->ctx, path, ret, &ferr) :
+			    ms_finder_open_file(fi, path, ret, &ferr) :
 			    -ENOENT;
 		free(path);
 		if (r == -ENOMEM)
@@ -148,7 +148,7 @@ static int open_from_debuginfod(struct ms_finder *fi, const char *bid,
 	r = ms_finder_debuginfod(fi, id, len, &path, &ferr);
 	if (r < 0)
 		return r == -ENOMEM ? r : -ENOENT;
-	r = ms_modfile_open(fi->ctx, path, ret, &ferr);
+	r = ms_finder_open_file(fi, path, ret, &ferr);
 	free(path);
 	if (r == 0 && (!ms_modfile_build_id(*ret) ||
 		       strcmp(ms_modfile_build_id(*ret), bid))) {

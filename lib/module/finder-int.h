@@ -7,6 +7,7 @@
 #ifndef MODSECT_FINDER_INT_H
 #define MODSECT_FINDER_INT_H
 
+#include <sys/stat.h>
 #include <elfutils/debuginfod.h>
 #include <libkmod.h>
 
@@ -34,6 +35,13 @@ struct debuginfod_fns {
 	__typeof__(&debuginfod_end) debuginfod_end;
 };
 
+/* A module file opened, by path and identity. */
+struct cached {
+	char *path;
+	struct stat id;
+	struct ms_modfile *f; /* a reference the finder's */
+};
+
 struct ms_finder {
 	const struct ms_ctx *ctx;
 	char *moddir;
@@ -49,8 +57,10 @@ struct ms_finder {
 	struct entry *entries; /* search-tree files, sorted by name */
 	size_t nentries, cap;
 	bool indexed;
-	char **noted; /* "name build-id" pairs of ms_finder_note */
-	size_t nnoted;
+	struct cached *files; /* opened (ms_finder_open_file) */
+	size_t nfiles, fcap;
+	/* The machine whose files are preferred (ms_finder_prefer), if any. */
+	const struct ms_arch *arch;
 };
 
 /* Adds a search-tree file (name normalized, owned by fi from now on). */

@@ -57,9 +57,11 @@ void ms_finder_free(struct ms_finder *fi)
 		free(fi->entries[i].path);
 	}
 	free(fi->entries);
-	for (size_t i = 0; i < fi->nnoted; i++)
-		free(fi->noted[i]);
-	free(fi->noted);
+	for (size_t i = 0; i < fi->nfiles; i++) {
+		free(fi->files[i].path);
+		ms_modfile_free(fi->files[i].f);
+	}
+	free(fi->files);
 	if (fi->kmod)
 		fi->kf.kmod_unref(fi->kmod);
 	if (fi->klib)
@@ -259,18 +261,67 @@ char *normalized(const char *s)
 	return n;
 }
 
-/* Tries one candidate; keeps it in *best if it is the best so far. */
+int ms_finder_open_file(struct ms_finder *fi, const char *path,
+			struct ms_modfile **ret, struct ms_err *err)
+{
+	struct cached *c;
+	struct stat st;
+	int r;
+
+	if (stat(path, &st) < 0)
+		return ms_modfile_open(fi->ctx, path, ret, err); /* says why */
+	for (size_t i = 0; i < fi->nfiles; i++)
+		if (strcmp(fi->files[i].path, path) == 0 &&
+		    ms_stat_same(&fi->files[i].id, &st)) {
+			*ret = ms_modfile_ref(fi->files[i].f);
+			return 0;
+		}
+	r = ms_modfile_open(fi->ctx, path, ret, err);
+	if (r || ms_reserve(&fi->files, &fi->fcap, fi->nfiles,
+			    sizeof(*fi->files), 16))
+		return r;
+	c = &fi->files[fi->nfiles];
+	if (!(c->path = strdup(path)))
+		return 0; /* not kept, still the caller's */
+	c->id = st;
+	c->f = ms_modfile_ref(*ret);
+	fi->nfiles++;
+	return 0;
+}
+
+void ms_finder_prefer(struct ms_finder *fi, const char *machine)
+{
+	fi->arch = machine ? ms_arch_of_machine(machine) : NULL;
+}
+
+/* Whether f is of the machine preferred, or none is. */
+static bool preferred(const struct ms_finder *fi, const struct ms_modfile *f)
+{
+	int em, cls, data;
+
+	if (!fi->arch)
+		return true;
+	ms_modfile_machine(f, &em, &cls, &data);
+	return em == fi->arch->em && cls == fi->arch->cls;
+}
+
+/*
+ * Tries one candidate; keeps it in *best if it is the best so far: the
+ * first of the build wanted (any, if none is) and the machine preferred
+ * ends the search; another is kept only if there is none yet, so that
+ * what the caller refuses it for is said.
+ */
 static int consider(struct ms_finder *fi, const char *path, const char *want,
 		    struct ms_modfile **best, struct ms_err *err, bool *done)
 {
 	struct ms_modfile *f;
 	const char *bid;
-	int r = ms_modfile_open(fi->ctx, path, &f, err);
+	int r = ms_finder_open_file(fi, path, &f, err);
 
 	if (r)
 		return r;
 	bid = ms_modfile_build_id(f);
-	if (!want || (bid && strcmp(bid, want) == 0)) {
+	if ((!want || (bid && strcmp(bid, want) == 0)) && preferred(fi, f)) {
 		ms_modfile_free(*best);
 		*best = f;
 		*done = true;
@@ -351,30 +402,4 @@ int ms_finder_open(struct ms_finder *fi, const char *modname,
 	}
 	*ret = best;
 	return 0;
-}
-
-int ms_finder_note(struct ms_finder *fi, const char *modname,
-		   const char *build_id)
-{
-	char *key, **n;
-
-	if (asprintf(&key, "%s %s", modname, build_id) < 0)
-		return -ENOMEM;
-	for (char *c = key; *c != ' '; c++)
-		if (*c == '-')
-			*c = '_';
-	/* A report names a handful of modules: a list is enough. */
-	for (size_t i = 0; i < fi->nnoted; i++)
-		if (strcmp(fi->noted[i], key) == 0) {
-			free(key);
-			return 0;
-		}
-	n = realloc(fi->noted, (fi->nnoted + 1) * sizeof(*n));
-	if (!n) {
-		free(key);
-		return -ENOMEM;
-	}
-	fi->noted = n;
-	fi->noted[fi->nnoted++] = key;
-	return 1;
 }

@@ -8,6 +8,7 @@
 #include "module.h"
 
 struct ms_modfile {
+	unsigned int refs; /* its owners (ms_modfile_ref), read only */
 	char *path;
 	char *debugger_path; /* path, or a copy in the cache (modcopy.c) */
 	char *lldb_path; /* debugger_path, or a copy without DWARF names */

@@ -16,9 +16,15 @@
 #define MAX_MODULE (1u << 30)
 
 
+struct ms_modfile *ms_modfile_ref(struct ms_modfile *f)
+{
+	f->refs++;
+	return f;
+}
+
 void ms_modfile_free(struct ms_modfile *f)
 {
-	if (!f)
+	if (!f || --f->refs > 0)
 		return;
 	elf_end(f->elf);
 	free(f->path);
@@ -297,6 +303,8 @@ int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
 	struct ms_modfile *f = calloc(1, sizeof(*f));
 	int r;
 
+	if (f)
+		f->refs = 1;
 	if (!f || !(f->path = strdup(path))) {
 		free(f);
 		return ms_err_errno(err, ENOMEM, "%s", path);

@@ -33,6 +33,12 @@ struct ms_finder;
 
 int ms_finder_new(const struct ms_ctx *ctx, const char *release,
 		  struct ms_finder **ret, struct ms_err *err);
+/*
+ * Files of machine (uname -m; NULL: any) are preferred where several
+ * have the module's name: the --search trees of a stream of reports of
+ * several machines.
+ */
+void ms_finder_prefer(struct ms_finder *fi, const char *machine);
 void ms_finder_free(struct ms_finder *fi);
 /* The module directory in use, or NULL if none is known. */
 const char *ms_finder_moddir(const struct ms_finder *fi);
@@ -67,13 +73,6 @@ int ms_finder_open(struct ms_finder *fi, const char *modname,
 int ms_finder_open_build_id(struct ms_finder *fi, const char *modname,
 			    const char *build_id, struct ms_modfile **ret,
 			    struct ms_err *err);
-/*
- * 1 the first time (modname, build_id) is noted, 0 after; -ENOMEM.
- * build_id may be "". For callers that meet a module many times (each
- * frame of a report) and must look for it, or warn about it, once.
- */
-int ms_finder_note(struct ms_finder *fi, const char *modname,
-		   const char *build_id);
 
 /*
  * Adds module name to the map with its file's allocatable sections laid
@@ -96,16 +95,29 @@ void ms_place_init(struct ms_placing *pl);
 /*
  * A module a report names, with the build-id it prints ("" if none),
  * laid out from its file if the map lacks it, or given that build-id if
- * the map's module has none. 0 if done or nothing to do (no such file:
- * its frames pass through); 1 if note says why its frames are left
- * unannotated (another build than the map's or the printed one); or a
- * negative errno.
+ * the map's module has none. 0 if done or nothing to do; 1 if note says
+ * why its frames are left unannotated (no file, another build than the
+ * map's or the printed one, a file that does not read); or a negative
+ * errno.
  */
 int ms_map_place(struct ms_map *map, struct ms_finder *fi, struct ms_placing *pl,
 		 const char *module, const char *build_id, struct ms_err *note,
 		 struct ms_err *err);
 int ms_modfile_open(const struct ms_ctx *ctx, const char *path,
 		    struct ms_modfile **ret, struct ms_err *err);
+/*
+ * Another owner of f, which is read only: each ms_modfile_free drops
+ * one, the last frees it.
+ */
+struct ms_modfile *ms_modfile_ref(struct ms_modfile *f);
+/*
+ * ms_modfile_open through fi's files: one opened before (the same file,
+ * by device, inode, size and time) is shared, not read again, as a stream
+ * of reports names the same modules again (each report with its own
+ * layouts). Freed with ms_modfile_free; fi keeps its own reference.
+ */
+int ms_finder_open_file(struct ms_finder *fi, const char *path,
+			struct ms_modfile **ret, struct ms_err *err);
 void ms_modfile_free(struct ms_modfile *f);
 const char *ms_modfile_path(const struct ms_modfile *f);
 /* The file a debugger should read: the decompressed cache copy if any. */

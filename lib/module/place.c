@@ -94,10 +94,30 @@ static int take_build_id(struct ms_map *map, const struct ms_module *m,
 	return 0;
 }
 
+/* Takes the module named out of the map again (the last one added). */
+static void unplace(struct ms_map *map, const char *name)
+{
+	const struct ms_module *m = ms_map_find(map, name);
+	size_t i;
+
+	if (!m)
+		return;
+	i = (size_t)(m - map->modules);
+	ms_module_clear(&map->modules[i]);
+	memmove(&map->modules[i], &map->modules[i + 1],
+		(map->nmodules - i - 1) * sizeof(*map->modules));
+	map->nmodules--;
+}
+
+/*
+ * 0, -ENOMEM, or 1 with note saying why a file that cannot be laid out
+ * (two sections of one name) was not.
+ */
 static int add_placed(struct ms_map *map, struct ms_placing *pl,
 		      const char *name, const struct ms_modfile *mf,
-		      struct ms_err *err)
+		      struct ms_err *note, struct ms_err *err)
 {
+	struct ms_err ferr = { 0 };
 	int r;
 
 	if (ms_modfile_elfclass(mf) == ELFCLASS32) {
@@ -107,7 +127,18 @@ static int add_placed(struct ms_map *map, struct ms_placing *pl,
 		r = ms_map_add_placed(map, name, mf, pl->base, err);
 		pl->base += PLACE_STEP;
 	}
-	return r ? r : ms_map_finish(map, err);
+	if (r)
+		return r;
+	r = ms_map_finish(map, &ferr);
+	if (!r)
+		return 0;
+	unplace(map, name);
+	r = ms_map_finish(map, err);
+	if (r)
+		return r;
+	ms_err_set(note, EINVAL, "%s: %s; its frames are left unannotated",
+		   ms_modfile_path(mf), ferr.msg);
+	return 1;
 }
 
 void ms_place_init(struct ms_placing *pl)
@@ -152,16 +183,14 @@ int ms_map_place(struct ms_map *map, struct ms_finder *fi,
 		*err = ferr;
 		return r;
 	}
-	if (r == -EBADMSG) {
-		ms_err_set(note, EBADMSG, "%s; its frames are left unannotated",
+	/* No file, or none of this build, or none that reads: said once. */
+	if (r) {
+		ms_err_set(note, -r, "%s; its frames are left unannotated",
 			   ferr.msg);
 		return 1;
 	}
-	/* Unknown module, or another build: its frames pass through. */
-	if (r)
-		return 0;
 	r = m ? take_build_id(map, m, bid, err) :
-		add_placed(map, pl, module, mf, err);
+		add_placed(map, pl, module, mf, note, err);
 	ms_modfile_free(mf);
 	return r;
 }

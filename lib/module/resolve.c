@@ -34,7 +34,7 @@ static int open_modfile(struct ms_finder *fi, const struct ms_module *mod,
 			struct ms_err *err)
 {
 	if (path)
-		return ms_modfile_open(ms_finder_ctx(fi), path, ret, err);
+		return ms_finder_open_file(fi, path, ret, err);
 	return ms_finder_open(fi, mod->name, mod->build_id, ret, err);
 }
 

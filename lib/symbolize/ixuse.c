@@ -6,10 +6,12 @@
  * The index is of the file libdwfl would read (the debug file, else the
  * module), named by its build-id and size. An index missing or damaged
  * is made by ixmake.c, above the symbolizer, which is then handed it
- * here (ix_adopt).
+ * here (ix_adopt). An ms_ixpool keeps the indexes a run has opened and
+ * checked for the symbolizers after (each report of a stream has its own).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -70,7 +72,72 @@ int ix_adopt(struct smod *sm, struct ix *ix)
 	return 0;
 }
 
-int ix_attach(struct smod *sm, const char *dir)
+/* An index file opened and checked, kept for the symbolizers after. */
+struct pooled {
+	char *path;
+	struct stat id; /* the file's identity when it was checked */
+	struct ix *ix; /* one reference the pool's */
+};
+
+struct ms_ixpool {
+	struct pooled *v;
+	size_t n, cap;
+};
+
+int ms_ixpool_new(struct ms_ixpool **ret, struct ms_err *err)
+{
+	*ret = calloc(1, sizeof(**ret));
+	return *ret ? 0 : ms_err_errno(err, ENOMEM, "index pool");
+}
+
+void ms_ixpool_free(struct ms_ixpool *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].path);
+		ix_close(p->v[i].ix);
+	}
+	free(p->v);
+	free(p);
+}
+
+/*
+ * The index at path, from the pool if it holds this very file (checked
+ * once a run: a stream's reports name the same modules again), else
+ * opened, checked and pooled. A reference for the caller.
+ */
+static int ix_get(struct ms_ixpool *pool, const char *path, const char *bid,
+		  uint64_t size, struct ix **ret, struct ms_err *err)
+{
+	struct stat st;
+	int r;
+
+	if (!pool)
+		return ix_open(path, bid, size, ret, err);
+	if (stat(path, &st) < 0)
+		return ms_err_errno(err, errno, "index %s", path);
+	for (size_t i = 0; i < pool->n; i++)
+		if (strcmp(pool->v[i].path, path) == 0 &&
+		    ms_stat_same(&pool->v[i].id, &st)) {
+			pool->v[i].ix->refs++;
+			*ret = pool->v[i].ix;
+			return 0;
+		}
+	r = ix_open(path, bid, size, ret, err);
+	if (r || ms_reserve(&pool->v, &pool->cap, pool->n, sizeof(*pool->v),
+			    16))
+		return r;
+	pool->v[pool->n].path = strdup(path);
+	if (!pool->v[pool->n].path)
+		return 0; /* not pooled, still the caller's */
+	pool->v[pool->n].id = st;
+	pool->v[pool->n++].ix = *ret;
+	(*ret)->refs++;
+	return 0;
+}
+
+int ix_attach(struct smod *sm, const char *dir, struct ms_ixpool *pool)
 {
 	const char *bid = ms_modfile_build_id(ix_source(sm->l));
 	struct ms_err err = { 0 };
@@ -82,7 +149,7 @@ int ix_attach(struct smod *sm, const char *dir)
 	if (!path)
 		return 0;
 	/* Missing or damaged: made anew on first use. */
-	r = ix_open(path, bid, size, &ix, &err);
+	r = ix_get(pool, path, bid, size, &ix, &err);
 	free(path);
 	sm->ix_want = r != 0;
 	if (r)

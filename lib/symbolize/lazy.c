@@ -145,6 +145,7 @@ static void use_index(struct ms_lazy *z)
 
 	if (ms_cache_subdir(ms_finder_ctx(z->fi), "index", &dir, &err) == 0)
 		ms_symbolizer_set_index_dir(z->sym, dir, &err);
+	ms_symbolizer_set_index_pool(z->sym, z->o.ix_pool);
 	free(dir);
 }
 
@@ -213,6 +214,17 @@ void ms_lazy_free(struct ms_lazy *z)
 	free(z);
 }
 
+/* A module refused, for refused_noted: said, and its addresses no one's. */
+static int refused(struct ms_lazy *z, int r, const struct ms_err *why)
+{
+	struct ms_err note;
+
+	ms_err_set(&note, -r, "%s; its frames are left unannotated", why->msg);
+	if (z->o.note)
+		z->o.note(z->o.note_arg, note.msg);
+	return 0;
+}
+
 /*
  * quiet: for an address that only the module's file can tell is its or
  * not; a module that cannot be loaded then says nothing, and its address
@@ -238,13 +250,19 @@ static int load(struct ms_lazy *z, size_t i, bool quiet, struct ms_err *err)
 			z->o.note(z->o.note_arg, merr.msg);
 		return 0;
 	}
+	if (r && r != -ENOMEM && z->o.refused_noted)
+		return refused(z, r, &merr);
 	if (r) {
 		*err = merr;
 		return r;
 	}
-	r = ms_symbolizer_add(z->sym, z->res[i].layout, err);
+	r = ms_symbolizer_add(z->sym, z->res[i].layout, &merr);
 	if (!r)
 		z->state[i] = LOADED;
+	else if (r != -ENOMEM && z->o.refused_noted)
+		return refused(z, r, &merr);
+	else
+		*err = merr;
 	return r;
 }
 

@@ -23,7 +23,8 @@
  *                symbolizer calls it through the maker it is given
  *                (ix_maker, set by ms_symbolizer_set_index_dir)
  *
- * logparse.c, frames in log text, uses none of them.
+ * logparse.c, frames in log text, and logreport.c, reports in a stream,
+ * use none of them.
  */
 #ifndef MODSECT_SYMBOLIZE_INT_H
 #define MODSECT_SYMBOLIZE_INT_H
@@ -142,10 +143,10 @@ const struct ms_modfile *ix_source(const struct ms_layout *l);
  */
 char *ix_path(const struct ms_layout *l, const char *dir, uint64_t *size_ret);
 /*
- * Gives sm its index from dir: 1, or 0 if it has none (sm->ix_want is
- * then set when one can be written), or -ENOMEM.
+ * Gives sm its index from dir (through pool, if not NULL): 1, or 0 if it
+ * has none (sm->ix_want is then set when one can be written), or -ENOMEM.
  */
-int ix_attach(struct smod *sm, const char *dir);
+int ix_attach(struct smod *sm, const char *dir, struct ms_ixpool *pool);
 /* Gives sm the index ix, which it then owns: 0, or -ENOMEM. */
 int ix_adopt(struct smod *sm, struct ix *ix);
 void ix_detach(struct smod *sm);

@@ -29,6 +29,7 @@ struct ms_symbolizer {
 	size_t ncore;
 	Dwfl_Callbacks cb;
 	char *ix_dir; /* index files (ixuse.c), or NULL */
+	struct ms_ixpool *ix_pool; /* the caller's, or NULL */
 	ix_maker *ix_make; /* makes a missing one (ixmake.c sets it) */
 	int ix_rc; /* the first index not made or not written */
 	struct ms_err ix_err;
@@ -50,6 +51,12 @@ int symbolizer_set_index(struct ms_symbolizer *s, const char *dir,
 	s->ix_dir = d;
 	s->ix_make = make;
 	return 0;
+}
+
+void ms_symbolizer_set_index_pool(struct ms_symbolizer *s,
+				  struct ms_ixpool *pool)
+{
+	s->ix_pool = pool;
 }
 
 int ms_symbolizer_index_error(struct ms_symbolizer *s, struct ms_err *err)
@@ -278,7 +285,7 @@ int ms_symbolizer_add(struct ms_symbolizer *s, const struct ms_layout *l,
 	s->mods[at] = sm;
 	s->nmods++;
 	if (s->ix_dir) {
-		int rc = ix_attach(sm, s->ix_dir);
+		int rc = ix_attach(sm, s->ix_dir, s->ix_pool);
 
 		if (rc < 0)
 			return ms_err_errno(err, -rc, "index of %s",

@@ -67,6 +67,16 @@ void ms_symbolizer_free(struct ms_symbolizer *s);
 int ms_symbolizer_set_index_dir(struct ms_symbolizer *s, const char *dir,
 				struct ms_err *err);
 /*
+ * Index files opened and checked once a run, shared by the symbolizers
+ * that use the pool (ixuse.c): each report of a stream has its own
+ * symbolizer, over the same modules. Must outlive them.
+ */
+struct ms_ixpool;
+int ms_ixpool_new(struct ms_ixpool **ret, struct ms_err *err);
+void ms_ixpool_free(struct ms_ixpool *pool);
+void ms_symbolizer_set_index_pool(struct ms_symbolizer *s,
+				  struct ms_ixpool *pool);
+/*
  * 0 if every index made was written, else the first failure to make or
  * write one (once: the next call says 0).
  */
@@ -135,11 +145,27 @@ uint64_t ms_arm64_strip_pac(uint64_t addr);
 /* Whether a map's machine (uname -m) is arm64's. */
 bool ms_machine_arm64(const char *machine);
 
+/* ---- reports in a stream (logreport.c) ---- */
+
+/* Whether a line opens a kernel report ("WARNING: ", "BUG: ", "Oops"...). */
+bool ms_log_report_start(const char *line);
+/* Whether a line closes one ("---[ end trace ...]---"). */
+bool ms_log_report_end(const char *line);
+/* lockdep's "stack backtrace:", after which a report goes on. */
+bool ms_log_lockdep_stack(const char *line);
+
 /* ---- modules loaded when first needed (lazy.c) ---- */
 
 struct ms_lazy_opts {
 	unsigned int layout_flags; /* MS_LAYOUT_* for each module */
 	bool no_index; /* read the DWARF, never an index (nor write one) */
+	/*
+	 * A module file refused (not the loaded build, another machine's,
+	 * unreadable) is told to note, like one not found, and its addresses
+	 * stay unresolved, rather than failing the call.
+	 */
+	bool refused_noted;
+	struct ms_ixpool *ix_pool; /* indexes shared with others, or NULL */
 	/* Told once of each module whose file is not found (may be NULL). */
 	void (*note)(void *arg, const char *msg);
 	void *note_arg;

@@ -199,6 +199,7 @@ int ix_open(const char *path, const char *build_id, uint64_t file_size,
 
 	if (!ix)
 		return ms_err_errno(err, ENOMEM, "index %s", path);
+	ix->refs = 1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
@@ -232,7 +233,7 @@ int ix_open(const char *path, const char *build_id, uint64_t file_size,
 
 void ix_close(struct ix *ix)
 {
-	if (!ix)
+	if (!ix || --ix->refs > 0)
 		return;
 	if (ix->owned)
 		free(ix->map);
@@ -253,6 +254,7 @@ int ix_from_image(void *buf, size_t len, struct ix **ret, struct ms_err *err)
 	ix->map = buf;
 	ix->map_len = len;
 	ix->owned = true;
+	ix->refs = 1;
 	/* Made here, not read: its checksum and identity are known good. */
 	r = ix_check(buf, len, NULL, 0, ix, err);
 	if (r) {

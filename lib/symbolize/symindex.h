@@ -123,6 +123,7 @@ struct ix {
 	void *map;
 	size_t map_len;
 	bool owned; /* map is malloc'd (made in this run), not mapped */
+	unsigned int refs; /* its owners: smods, and an ms_ixpool */
 	const struct ix_sec *secs;
 	const struct ix_sym *syms;
 	const struct ix_fn *fns;
