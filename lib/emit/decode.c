@@ -35,7 +35,7 @@ struct hit {
 struct ms_decoder {
 	struct ms_map *map; /* the caller's; modules are placed into it */
 	struct ms_finder *fi;
-	struct ms_lazy *z;
+	struct ms_lazy *z; /* the caller's, over map (ms_decoder_attach) */
 	struct ms_placing pl;
 	struct ms_decode_opts o;
 	struct ms_strset looked; /* "module build-id" of modules looked for */
@@ -318,17 +318,25 @@ static int decode_line(struct ms_decoder *rep, FILE *out,
 	return 0;
 }
 
-int ms_decoder_new(struct ms_map *map, struct ms_finder *fi,
-		   const struct ms_decode_opts *o, char *const *first,
-		   size_t nfirst, struct ms_decoder **ret, struct ms_err *err)
+int ms_decode_lazy(const struct ms_map *map, struct ms_finder *fi,
+		   const struct ms_decode_opts *o, struct ms_lazy **ret,
+		   struct ms_err *err)
 {
-	struct ms_decoder *d = calloc(1, sizeof(*d));
 	struct ms_lazy_opts lo = { .layout_flags = o->layout_flags,
 				   .no_index = o->no_index,
 				   .refused_noted = true,
 				   .ix_pool = o->ix_pool,
 				   .note = o->note,
 				   .note_arg = o->note_arg };
+
+	return ms_lazy_new(fi, map, &lo, ret, err);
+}
+
+int ms_decoder_new(struct ms_map *map, struct ms_finder *fi,
+		   const struct ms_decode_opts *o, char *const *first,
+		   size_t nfirst, struct ms_decoder **ret, struct ms_err *err)
+{
+	struct ms_decoder *d = calloc(1, sizeof(*d));
 	const char *m = map->machine ? map->machine : o->machine;
 	int em = 0, cls, data, r;
 
@@ -339,8 +347,6 @@ int ms_decoder_new(struct ms_map *map, struct ms_finder *fi,
 	d->o = *o;
 	ms_place_init(&d->pl);
 	r = place_missing(d, first, nfirst, err);
-	if (!r)
-		r = ms_lazy_new(fi, map, &lo, &d->z, err);
 	if (r) {
 		ms_decoder_free(d);
 		return r;
@@ -358,6 +364,18 @@ int ms_decoder_new(struct ms_map *map, struct ms_finder *fi,
 	return 0;
 }
 
+struct ms_map *ms_decoder_map(const struct ms_decoder *d)
+{
+	return d->map;
+}
+
+void ms_decoder_attach(struct ms_decoder *d, struct ms_map *map,
+		       struct ms_lazy *z)
+{
+	d->map = map;
+	d->z = z;
+}
+
 int ms_decoder_line(struct ms_decoder *d, FILE *out, const struct ms_line *ln,
 		    const char *text, bool place, struct ms_err *err)
 {
@@ -372,16 +390,10 @@ int ms_decoder_line(struct ms_decoder *d, FILE *out, const struct ms_line *ln,
 	return r ? r : decode_line(d, out, ln, text, err);
 }
 
-int ms_decoder_index_error(struct ms_decoder *d, struct ms_err *err)
-{
-	return ms_lazy_index_error(d->z, err);
-}
-
 void ms_decoder_free(struct ms_decoder *d)
 {
 	if (!d)
 		return;
-	ms_lazy_free(d->z);
 	ms_strset_free(&d->looked);
 	ms_strset_free(&d->printed);
 	free(d);

@@ -174,15 +174,29 @@ struct ms_decode_opts {
 };
 
 /*
- * A decoder of one stream of kernel log text over map, whose modules it
- * finds through fi when a frame first needs them. The modules the first
- * lines (as ms_decode_text gives them) name that the map lacks are laid
- * out from their files at once; the map grows.
+ * A decoder of one report over map, whose modules it finds through fi
+ * when a frame first needs them. The modules the first lines (as
+ * ms_decode_text gives them) name that the map lacks are laid out from
+ * their files at once; the map grows. Before its first line, it is given
+ * the lazy symbolizer it reads through (ms_decoder_attach).
  */
 struct ms_decoder;
 int ms_decoder_new(struct ms_map *map, struct ms_finder *fi,
 		   const struct ms_decode_opts *o, char *const *first,
 		   size_t nfirst, struct ms_decoder **ret, struct ms_err *err);
+/* The map, with the modules the first lines named placed. */
+struct ms_map *ms_decoder_map(const struct ms_decoder *d);
+/* The lazy symbolizer a decoder with these options reads a map through. */
+int ms_decode_lazy(const struct ms_map *map, struct ms_finder *fi,
+		   const struct ms_decode_opts *o, struct ms_lazy **ret,
+		   struct ms_err *err);
+/*
+ * Decodes over map, equal to the decoder's own (ms_map_same: another
+ * report's, whose modules are loaded already), and z over it; both the
+ * caller's, outliving d.
+ */
+void ms_decoder_attach(struct ms_decoder *d, struct ms_map *map,
+		       struct ms_lazy *z);
 /*
  * Writes ln to out with every module frame annotated; text is the line as
  * ms_decode_text gives it. place: lay out the modules it names that the
@@ -190,9 +204,16 @@ int ms_decoder_new(struct ms_map *map, struct ms_finder *fi,
  */
 int ms_decoder_line(struct ms_decoder *d, FILE *out, const struct ms_line *ln,
 		    const char *text, bool place, struct ms_err *err);
-/* The first failure to make or write an index (ms_lazy_index_error). */
-int ms_decoder_index_error(struct ms_decoder *d, struct ms_err *err);
 void ms_decoder_free(struct ms_decoder *d);
+/*
+ * The line as the report parser reads it: a C string, so a NUL byte (a
+ * crashed program's output on the console) becomes 0x01, which no frame
+ * or marker holds, and the bytes after it are still read. In *scratch
+ * (of *cap bytes, grown) when it must be copied; NULL: no memory.
+ */
+const char *ms_decode_text(const struct ms_line *ln, char **scratch,
+			   size_t *cap);
+
 /* ---- a stream of reports, each decoded on its own (reports.c) ---- */
 
 struct ms_stream_opts {
@@ -229,14 +250,6 @@ int ms_decode_stream(const struct ms_ctx *ctx, struct ms_lines *in, FILE *out,
 		     const struct ms_stream_opts *o, struct ms_stream_res *res,
 		     struct ms_err *err);
 
-/*
- * The line as the report parser reads it: a C string, so a NUL byte (a
- * crashed program's output on the console) becomes 0x01, which no frame
- * or marker holds, and the bytes after it are still read. In *scratch
- * (of *cap bytes, grown) when it must be copied; NULL: no memory.
- */
-const char *ms_decode_text(const struct ms_line *ln, char **scratch,
-			   size_t *cap);
 
 /* resolve's answers, written inline for speed (answer.c). */
 #include "emit/answer.h"

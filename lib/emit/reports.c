@@ -39,6 +39,22 @@ struct finder {
 /* ms_log_machine names a handful of machines. */
 #define NFINDERS 32
 
+/*
+ * A report's map, its modules placed, and the lazy symbolizer over it,
+ * kept for the reports after: one whose map comes out the same (the
+ * same modules, of the same builds, at the same addresses) is decoded
+ * through it, its modules' tables already built. The same answers as a
+ * map and symbolizer of its own, at a fraction of the cost.
+ */
+struct loaded {
+	struct ms_finder *fi;
+	struct ms_map *map;
+	struct ms_lazy *z;
+	uint64_t used; /* the report that last used it: the oldest goes */
+};
+
+#define NLOADED 8
+
 struct stream {
 	const struct ms_ctx *ctx;
 	const struct ms_stream_opts *o;
@@ -59,9 +75,11 @@ struct stream {
 	bool body; /* it holds a frame on a line that does not open a report */
 	bool lockdep; /* the last line was lockdep's "stack backtrace:" */
 	const char *machine; /* the first one its lines show, or NULL */
-	/* Past CHUNK_MAX: its decoder and map, for the lines still to come. */
+	/* Past CHUNK_MAX: its decoder, for the lines still to come. */
 	struct ms_decoder *d;
-	struct ms_map *map;
+	struct loaded loaded[NLOADED];
+	size_t nloaded;
+	uint64_t nreports;
 };
 
 /* Each distinct warning once a stream, however many reports give it. */
@@ -142,26 +160,78 @@ static int finder(struct stream *st, int which, const struct ms_map *map,
 	return 0;
 }
 
+static void unload(struct stream *st, struct loaded *l)
+{
+	if (!st->index_rc)
+		st->index_rc = ms_lazy_index_error(l->z, &st->index_err);
+	ms_lazy_free(l->z);
+	ms_map_free(l->map);
+	*l = st->loaded[--st->nloaded];
+}
+
+/*
+ * The decoder's map and symbolizer: a loaded one of the same content, or
+ * its own map (which st takes) with a symbolizer made for it.
+ */
+static int load(struct stream *st, struct ms_finder *fi, struct ms_map *map,
+		const struct ms_decode_opts *o, struct ms_err *err)
+{
+	struct loaded *l = NULL;
+	int r;
+
+	st->nreports++;
+	for (size_t i = 0; !l && i < st->nloaded; i++)
+		if (st->loaded[i].fi == fi && ms_map_same(st->loaded[i].map, map))
+			l = &st->loaded[i];
+	if (l) {
+		ms_map_free(map);
+	} else {
+		if (st->nloaded == NLOADED) {
+			size_t old = 0;
+
+			for (size_t i = 1; i < st->nloaded; i++)
+				if (st->loaded[i].used < st->loaded[old].used)
+					old = i;
+			unload(st, &st->loaded[old]);
+		}
+		l = &st->loaded[st->nloaded];
+		*l = (struct loaded){ .fi = fi, .map = map };
+		r = ms_decode_lazy(map, fi, o, &l->z, err);
+		if (r) {
+			ms_map_free(map);
+			return r;
+		}
+		st->nloaded++;
+	}
+	l->used = st->nreports;
+	ms_decoder_attach(st->d, l->map, l->z);
+	return 0;
+}
+
 /* The decoder of the report held, over its own map. */
 static int open_report(struct stream *st, char **parse, struct ms_err *err)
 {
 	struct ms_decode_opts dopt = st->o->d;
 	struct ms_finder *fi = NULL;
+	struct ms_map *map = NULL;
 	int which, r;
 
 	dopt.machine = st->machine;
 	dopt.ix_pool = st->pool;
 	dopt.note = say;
 	dopt.note_arg = st;
-	r = report_map(st, st->machine, &st->map, &which, err);
+	r = report_map(st, st->machine, &map, &which, err);
 	if (!r)
-		r = finder(st, which, st->map,
+		r = finder(st, which, map,
 			   which == FI_MAP ? st->o->map->machine : st->machine,
 			   &fi, err);
 	if (!r)
-		r = ms_decoder_new(st->map, fi, &dopt, parse, st->n, &st->d,
-				   err);
-	return r;
+		r = ms_decoder_new(map, fi, &dopt, parse, st->n, &st->d, err);
+	if (r) {
+		ms_map_free(map);
+		return r;
+	}
+	return load(st, fi, map, &dopt, err);
 }
 
 /* Decodes the lines held into out, and keeps the decoder for more. */
@@ -184,15 +254,11 @@ static int decode_held(struct stream *st, struct ms_err *err)
 	return r;
 }
 
-/* The report's decoder and map, done with. */
+/* The report's decoder, done with. */
 static void drop_report(struct stream *st)
 {
-	if (st->d && !st->index_rc)
-		st->index_rc = ms_decoder_index_error(st->d, &st->index_err);
 	ms_decoder_free(st->d);
-	ms_map_free(st->map);
 	st->d = NULL;
-	st->map = NULL;
 	st->n = st->len = 0;
 	st->body = false;
 	st->machine = NULL;
@@ -303,6 +369,8 @@ int ms_decode_stream(const struct ms_ctx *ctx, struct ms_lines *in, FILE *out,
 	if (!r)
 		r = close_report(&st, err);
 	drop_report(&st);
+	while (st.nloaded)
+		unload(&st, &st.loaded[0]);
 	res->unannotated = st.nsaid;
 	res->index_rc = st.index_rc;
 	res->index_err = st.index_err;

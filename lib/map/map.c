@@ -77,6 +77,34 @@ int ms_map_dup_modules(const struct ms_map *map, struct ms_map **ret,
 	return 0;
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool ms_map_same(const struct ms_map *a, const struct ms_map *b)
+{
+	if (a->nmodules != b->nmodules || !same_str(a->machine, b->machine) ||
+	    !same_str(a->release, b->release))
+		return false;
+	for (size_t i = 0; i < a->nmodules; i++) {
+		const struct ms_module *x = &a->modules[i], *y = &b->modules[i];
+
+		/* ksyms: the maps come from one source, so their counts. */
+		if (strcmp(x->name, y->name) || x->nsections != y->nsections ||
+		    x->nksyms != y->nksyms || x->load_id != y->load_id ||
+		    !same_str(x->build_id, y->build_id) ||
+		    !same_str(x->initstate, y->initstate) ||
+		    !same_str(x->srcversion, y->srcversion))
+			return false;
+		for (size_t j = 0; j < x->nsections; j++)
+			if (x->sections[j].addr != y->sections[j].addr ||
+			    strcmp(x->sections[j].name, y->sections[j].name))
+				return false;
+	}
+	return true;
+}
+
 bool ms_map_core_symbol(const struct ms_map *map, const char *name,
 			uint64_t *addr_ret)
 {

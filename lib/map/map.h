@@ -74,6 +74,12 @@ void ms_map_free(struct ms_map *map);
  */
 int ms_map_dup_modules(const struct ms_map *map, struct ms_map **ret,
 		       struct ms_err *err);
+/*
+ * Whether two maps (finished) have the same machine, release and modules,
+ * each of the same build and state with the same sections at the same
+ * addresses: what is read through one holds for the other.
+ */
+bool ms_map_same(const struct ms_map *a, const struct ms_map *b);
 /* Frees what a module owns (for sources building a map). */
 void ms_module_clear(struct ms_module *m);
 const struct ms_module *ms_map_find(const struct ms_map *map, const char *name);

@@ -261,6 +261,12 @@ char *normalized(const char *s)
 	return n;
 }
 
+/*
+ * Files kept open at most: more modules than any kernel loads, and a
+ * bound for a long `follow` session that meets many rebuilt ones.
+ */
+#define FILES_KEPT 1024
+
 int ms_finder_open_file(struct ms_finder *fi, const char *path,
 			struct ms_modfile **ret, struct ms_err *err)
 {
@@ -277,8 +283,9 @@ int ms_finder_open_file(struct ms_finder *fi, const char *path,
 			return 0;
 		}
 	r = ms_modfile_open(fi->ctx, path, ret, err);
-	if (r || ms_reserve(&fi->files, &fi->fcap, fi->nfiles,
-			    sizeof(*fi->files), 16))
+	if (r || fi->nfiles >= FILES_KEPT ||
+	    ms_reserve(&fi->files, &fi->fcap, fi->nfiles, sizeof(*fi->files),
+		       16))
 		return r;
 	c = &fi->files[fi->nfiles];
 	if (!(c->path = strdup(path)))
