@@ -44,6 +44,12 @@ static const struct karch karchs[] = {
 	{ EM_386, 0xc0000000ull, 0xf8000000ull, 2u << 20, true },
 	{ EM_AARCH64, 0xffff800000000000ull, 0xfffffc0000000000ull, 2u << 20,
 	  false },
+	/*
+	 * 32-bit ARM: like i386, the image in the direct map of low memory
+	 * from PAGE_OFFSET (0xc0000000 with VMSPLIT_3G, Debian's armmp), at
+	 * TEXT_OFFSET 0x8000 (arch/arm/Makefile); no KASLR.
+	 */
+	{ EM_ARM, 0xc0000000ull, 0xf0000000ull, 2u << 20, true },
 };
 
 /* Probing every slot of the window one read each: x86's 512 or 448. */
