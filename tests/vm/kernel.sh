@@ -1,11 +1,12 @@
 #!/bin/bash
 # tests/vm/kernel.sh - modsect's proofs on one kernel, any architecture:
-# MODSECT_VM_KERNEL=6.12-amd64|686-pae|arm64|host (tests/vm/kernels.sh).
+# MODSECT_VM_KERNEL=6.12-amd64|686-pae|arm64|armhf|s390x|host
+# (tests/vm/kernels.sh).
 # One boot; the guest has no modsect: its map is the README's sh loop.
 #
 #  1. The README's loop and grep forms are the same map, with the guest's
 #     release and machine.
-#  2. gdb (gdb-multiarch for i386 and arm64), fresh, no target: `modsect
+#  2. gdb (gdb-multiarch for i386, arm64, armhf and s390x), fresh, no target: `modsect
 #     gdb --all` of that capture puts every kallsyms symbol of the loaded
 #     modules at its /proc/kallsyms address; the script alone sets the
 #     architecture.
