@@ -276,6 +276,14 @@ void ms_emit_gdb_arch(FILE *out, const struct ms_arch *arch, const char *why)
 			"; for a 32-bit kernel in qemu-system-x86_64, set architecture auto before target remote");
 	fprintf(out, "\nif $_thread == 0\n  set architecture %s\nend\n",
 		arch->gdb);
+	/*
+	 * gdb-multiarch takes its byte order from its default target
+	 * (little) until a file says otherwise, and a stub's target.xml
+	 * does not say it: on QEMU's s390x gdbstub gdb 13 reads every
+	 * register byte-swapped. Set with or without a target.
+	 */
+	if (arch->data == ELFDATA2MSB)
+		fprintf(out, "set endian big\n");
 }
 
 /*

@@ -34,16 +34,22 @@
  */
 struct karch {
 	int machine;
-	uint64_t window_start, window_end, align;
 	bool direct_map;
+	uint64_t window_start, window_end, align;
 };
 
 static const struct karch karchs[] = {
-	{ EM_X86_64, 0xffffffff80000000ull, 0xffffffffc0000000ull, 2u << 20,
-	  false },
-	{ EM_386, 0xc0000000ull, 0xf8000000ull, 2u << 20, true },
-	{ EM_AARCH64, 0xffff800000000000ull, 0xfffffc0000000000ull, 2u << 20,
-	  false },
+	{ EM_X86_64, false, 0xffffffff80000000ull, 0xffffffffc0000000ull,
+	  2u << 20 },
+	{ EM_386, true, 0xc0000000ull, 0xf8000000ull, 2u << 20 },
+	{ EM_AARCH64, false, 0xffff800000000000ull, 0xfffffc0000000000ull,
+	  2u << 20 },
+	/*
+	 * 32-bit ARM: like i386, the image in the direct map of low memory
+	 * from PAGE_OFFSET (0xc0000000 with VMSPLIT_3G, Debian's armmp), at
+	 * TEXT_OFFSET 0x8000 (arch/arm/Makefile); no KASLR.
+	 */
+	{ EM_ARM, true, 0xc0000000ull, 0xf0000000ull, 2u << 20 },
 };
 
 /* Probing every slot of the window one read each: x86's 512 or 448. */

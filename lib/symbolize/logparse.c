@@ -19,6 +19,20 @@
  *          "x29: %016llx" register lines, which hold no frame;
  *          stacktrace.c dump_backtrace: "Call trace:", then " %pSb" per
  *          entry (6.13 and later add " (P)" to the regs' pc entry).
+ *  s390x   arch/s390/kernel/dumpstack.c show_registers: "Krnl PSW : %px
+ *          %px (%pSR)", the PSW's mask, then its address (where execution
+ *          was: the faulting instruction, or the one after a WARN's
+ *          monitor call, traps.c monitor_event_exception); "Krnl GPRS:"
+ *          register lines and "Krnl Code:" lines hold no frame; show_stack:
+ *          "Call Trace:", then " [<%016lx>] %pSR " per reliable entry and
+ *          "([<%016lx>] %pSR)" per unreliable one (the stale r14 of an
+ *          interrupted frame); show_last_breaking_event: "Last
+ *          Breaking-Event-Address:", then " [<%016lx>] %pSR" (%pSR: %pS
+ *          of __builtin_extract_return_addr, the address itself on
+ *          64-bit). The unwinder (unwind_bc.c) gives return addresses
+ *          (r14 saved in each frame), except the psw.addr of a pt_regs it
+ *          meets: a trace printed from a register dump (show_regs) starts
+ *          with the dump's PSW address.
  *  older   "[<%px>] %pS" call-trace lines (x86 print_ip_sym, arm64
  *          before 5.x), arm "pc : [<%08lx>]    lr : [<%08lx>]" and
  *          "PC is at %pS" / "LR is at %pS", x86 "IP: [<%p>] %pS".
@@ -82,6 +96,7 @@ static const struct {
 	{ "RIP ", SITE_PC }, /* x86-64 "RIP  [<...>]" after oopses before 4.x */
 	{ "EIP is at ", SITE_PC }, /* i386 before 2.6.25 */
 	{ "pc : ", SITE_PC }, /* arm64 and arm __show_regs */
+	{ "Krnl PSW : ", SITE_PC }, /* s390 show_registers */
 	{ "PC is at ", SITE_PC }, /* arm, and arm64 before 4.16 */
 	{ "lr : ", SITE_RETURN }, /* arm64 and arm: the link register */
 	{ "LR is at ", SITE_RETURN },
@@ -284,6 +299,27 @@ static void source_suffix(const char *line, struct ms_logframe *f)
 	f->end = (size_t)(q + 1 - line);
 }
 
+/*
+ * s390's "Krnl PSW : MASK ADDRESS (sym+off/size [mod])": ADDRESS, 16 hex
+ * digits with no brackets, is a frame only there (p at it).
+ */
+static bool s390_psw(const char *line, const char *p, struct ms_logframe *f)
+{
+	static const char lead[] = "Krnl PSW : ";
+	const size_t n = 16, at = (size_t)(p - line), pre = sizeof(lead) - 1;
+
+	if (at < pre + n + 1 || p[-1] != ' ' || xdigits(p - n - 1) != n ||
+	    !word_at(line, at - n - 1 - pre, lead) || xdigits(p) != n ||
+	    (p[n] && p[n] != ' '))
+		return false;
+	f->address = strtoull(p, NULL, 16);
+	f->kind = MS_LOGFRAME_ADDRESS;
+	f->has_address = true;
+	f->start = at;
+	f->end = at + n;
+	return true;
+}
+
 int ms_log_frame(const char *line, size_t from, struct ms_logframe *f)
 {
 	size_t len = strlen(line);
@@ -296,7 +332,7 @@ int ms_log_frame(const char *line, size_t from, struct ms_logframe *f)
 
 		if (!word)
 			continue;
-		if (raw(line, p, f))
+		if (raw(line, p, f) || s390_psw(line, p, f))
 			join(line, f);
 		else if (!(symchar(*p) && symbolic(line, p, f)) &&
 			 !bare(line, p, f))
@@ -321,11 +357,26 @@ int ms_log_frame(const char *line, size_t from, struct ms_logframe *f)
 	return 0;
 }
 
+/*
+ * s390's show_stack header, "Call Trace:" as on x86: its first entry is
+ * the PSW address where the trace is of a register dump (see above).
+ * That the first entry is exact only when it is the dump's program
+ * counter (decode.c) keeps x86's traces, which print no regs->ip
+ * (dumpstack.c show_trace_log_lvl skips it), as they were.
+ */
+static bool s390_trace_start(const char *line)
+{
+	const char *p = strstr(line, "Call Trace:");
+
+	return p && (p == line || !isalnum((unsigned char)p[-1]));
+}
+
 bool ms_log_trace_start(const char *line)
 {
 	const char *p = strstr(line, "Call trace:");
 
-	return p && (p == line || !isalnum((unsigned char)p[-1]));
+	return (p && (p == line || !isalnum((unsigned char)p[-1]))) ||
+	       s390_trace_start(line);
 }
 
 /*
@@ -344,6 +395,9 @@ const char *ms_log_machine(const char *line)
 		{ "Call trace:", "aarch64" },
 		{ "psr: ", "armv7l" },
 		{ ") from [<", "armv7l" },
+		{ "Krnl PSW : ", "s390x" }, /* s390 show_registers */
+		{ "Krnl GPRS: ", "s390x" },
+		{ "Last Breaking-Event-Address:", "s390x" },
 		{ "EIP: ", "i686" },
 		{ "RIP: ", "x86_64" },
 	};

@@ -10,6 +10,7 @@
  * calls (functab.c) come from tables of our own, built once per module
  * and searched by address.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -416,13 +417,39 @@ static int no_tables(const struct smod *sm, struct ms_err *err)
 	return ms_err_errno(err, ENOMEM, "tables of %s", sm->l->mod->name);
 }
 
+/*
+ * A return address belongs to the call before it: looked up at addr - 1.
+ * On 32-bit ARM a return into Thumb code has bit 0 set, the state, not
+ * the address (the lr of a bl or blx from Thumb is the next instruction's
+ * address + 1; arch/arm/kernel/unwind.c prints the pc it unwinds to as
+ * it is), and addr - 1 is that next instruction: the call ends at
+ * (addr & ~1) - 1. ARM-state code is 4-byte aligned, so an odd return
+ * address is always Thumb.
+ */
+static struct smod *return_mod(struct ms_symbolizer *s, uint64_t addr,
+			       uint64_t *look, const struct ms_lsec **sec)
+{
+	struct smod *sm = find_mod(s, addr - 1, sec);
+	int em, cls, data;
+
+	*look = addr - 1;
+	if (!sm || !(addr & 1))
+		return sm;
+	ms_modfile_machine(sm->l->file, &em, &cls, &data);
+	if (em != EM_ARM)
+		return sm;
+	*look = addr - 2;
+	return find_mod(s, *look, sec);
+}
+
 int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 		 struct ms_symres *res, struct ms_err *err)
 {
-	/* A return address belongs to the call before it. */
-	uint64_t look = flags & MS_SYM_RETURN ? addr - 1 : addr;
+	uint64_t look = addr;
 	const struct ms_lsec *sec = NULL, *at;
-	struct smod *sm = find_mod(s, look, &sec);
+	struct smod *sm = flags & MS_SYM_RETURN ?
+				  return_mod(s, addr, &look, &sec) :
+				  find_mod(s, look, &sec);
 	const char *name;
 	struct fn *fn;
 

@@ -304,7 +304,7 @@ void rsp_parse_arch(const char *xml, size_t n, struct rsp_arch *a)
 {
 	/*
 	 * gdb's numbering (features/i386/64bit-core.xml, 32bit-core.xml,
-	 * aarch64-core.xml; QEMU's gdb-xml copies): rip follows the 16
+	 * aarch64-core.xml, arm/arm-core.xml; QEMU's gdb-xml copies): rip follows the 16
 	 * general registers, eip the 8, pc follows x0..x30 and sp.
 	 */
 	static const struct {
@@ -314,6 +314,8 @@ void rsp_parse_arch(const char *xml, size_t n, struct rsp_arch *a)
 		{ "i386:x86-64", { EM_X86_64, ELFCLASS64, 16, 8 } },
 		{ "i386", { EM_386, ELFCLASS32, 8, 4 } },
 		{ "aarch64", { EM_AARCH64, ELFCLASS64, 32, 8 } },
+		/* arm-core.xml: r0..r12, sp, lr, then pc */
+		{ "arm", { EM_ARM, ELFCLASS32, 15, 4 } },
 	};
 	const char *s = memmem_n(xml, n, "<architecture>"), *e;
 	size_t k;

@@ -2,11 +2,11 @@
 # /init of the modsect test initramfs (busybox sh, runs as PID 1).
 #
 # ttyS0  kernel console
-# ttyS1  output to the host: sections between
+# ttyS1  output to the host (MODSECT_TTY_OUT names another line): sections between
 #        ==MODSECT-BEGIN <name>== / ==MODSECT-END <name>== lines, then
 #        ==MODSECT-READY==, then one ==MODSECT-ACK <k> <cmd> rc=<rc>== per
 #        trigger command
-# ttyS2  trigger commands from the host, one per line:
+# ttyS2  trigger commands (MODSECT_TTY_IN) from the host, one per line:
 #        poke N | warn [N] | dmesg | ksyms NAME... | race N | quit |
 #        param NAME VALUE | cat FILE...
 /bin/busybox --install -s /bin
@@ -15,7 +15,19 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 
-exec 3>/dev/ttyS1 4</dev/ttyS2
+# The drivers of the lines to the host, where they are modules (s390x's
+# virtio consoles); the kernel's command line names those lines there
+# (tests/vm/kernels.sh), ttyS1 and ttyS2 elsewhere.
+# The device nodes are there before the ports: wait until both open (in
+# a subshell: a failed redirection of a special built-in ends the shell).
+for m in $(cat /modules/early 2>/dev/null); do insmod "/modules/$m"; done
+OUT=/dev/${MODSECT_TTY_OUT:-ttyS1} IN=/dev/${MODSECT_TTY_IN:-ttyS2}
+i=0
+until (: >"$OUT" && : <"$IN") 2>/dev/null || [ $i -ge 100 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+exec 3>"$OUT" 4<"$IN"
 stty raw -echo <&3
 stty raw -echo <&4
 

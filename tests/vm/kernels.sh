@@ -10,6 +10,10 @@
 #                   booted with qemu-system-i386
 #   arm64           Debian's 6.1 for arm64 (linux-image-arm64:arm64),
 #                   booted with qemu-system-aarch64 -M virt
+#   armhf           Debian's 6.1 for 32-bit ARM (linux-image-armmp:armhf),
+#                   booted with qemu-system-arm -M virt (Cortex-A15)
+#   s390x           Debian's 6.1 for s390x (linux-image-s390x:s390x), booted
+#                   with qemu-system-s390x -M s390-ccw-virtio
 # Every kernel but the host's is fetched with `apt-get download` (the
 # archive's newest, through its meta-package) and unpacked with dpkg -x into
 # $VM_KERNELS/<name>/, a root tree: boot/vmlinuz-REL, lib/modules/REL (with
@@ -21,13 +25,17 @@
 #
 # Sets VM_PROFILE, VM_ARCH (uname -m of the guest), VM_DEB_ARCH, VM_ROOT
 # (the root tree, empty for the host), VM_QEMU (the emulator), VM_CROSS
-# (binutils prefix), VM_KMAKE (extra make arguments for Kbuild).
+# (binutils prefix), VM_KMAKE (extra make arguments for Kbuild),
+# VM_NO_MODULES (stock modules the kernel does not have, dropped from the
+# lists of lib.sh) and VM_EARLY_MODULES (loaded by /init before it opens
+# its lines to the host: the driver of those lines).
 
 VM_KERNELS=${MODSECT_VM_KERNELS:-$VM_DIR/out/kernels}
 
 vm_profile() {
 	VM_PROFILE=${MODSECT_VM_KERNEL:-host}
 	VM_ROOT='' VM_CROSS='' VM_KMAKE='' VM_META=''
+	VM_NO_MODULES='' VM_EARLY_MODULES=''
 	case $VM_PROFILE in
 	host)
 		VM_ARCH=x86_64 VM_DEB_ARCH=amd64 VM_QEMU=qemu-system-x86_64 ;;
@@ -41,8 +49,22 @@ vm_profile() {
 		VM_ARCH=aarch64 VM_DEB_ARCH=arm64 VM_QEMU=qemu-system-aarch64
 		VM_META=linux-image-arm64:arm64 VM_CROSS=aarch64-linux-gnu-
 		VM_KMAKE="ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-" ;;
+	armhf)
+		VM_ARCH=armv7l VM_DEB_ARCH=armhf VM_QEMU=qemu-system-arm
+		VM_META=linux-image-armmp:armhf VM_CROSS=arm-linux-gnueabihf-
+		VM_KMAKE="ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf-"
+		# CONFIG_FW_CFG_SYSFS is not set in Debian's armmp config.
+		VM_NO_MODULES=qemu_fw_cfg ;;
+	s390x)
+		VM_ARCH=s390x VM_DEB_ARCH=s390x VM_QEMU=qemu-system-s390x
+		VM_META=linux-image-s390x:s390x VM_CROSS=s390x-linux-gnu-
+		VM_KMAKE="ARCH=s390 CROSS_COMPILE=s390x-linux-gnu-"
+		# s390x has no fw_cfg (drivers/firmware/Kconfig: FW_CFG_SYSFS
+		# depends on ARM || ARM64 || PPC64 || X86 || ...); the lines to
+		# the host are virtio consoles (CONFIG_VIRTIO_CONSOLE=m).
+		VM_NO_MODULES=qemu_fw_cfg VM_EARLY_MODULES=virtio_console ;;
 	*)
-		vm_die "MODSECT_VM_KERNEL=$VM_PROFILE: not one of host, 6.12-amd64, 686-pae, arm64" ;;
+		vm_die "MODSECT_VM_KERNEL=$VM_PROFILE: not one of host, 6.12-amd64, 686-pae, arm64, armhf, s390x" ;;
 	esac
 }
 
@@ -53,9 +75,15 @@ vm_profile_pkgs() {
 	arm64) vm_need_pkgs qemu-system-aarch64:qemu-system-arm \
 		aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
 		aarch64-linux-gnu-strip:binutils-aarch64-linux-gnu ;;
+	armhf) vm_need_pkgs qemu-system-arm:qemu-system-arm \
+		arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf \
+		arm-linux-gnueabihf-strip:binutils-arm-linux-gnueabihf ;;
+	s390x) vm_need_pkgs qemu-system-s390x:qemu-system-misc \
+		s390x-linux-gnu-gcc:gcc-s390x-linux-gnu \
+		s390x-linux-gnu-strip:binutils-s390x-linux-gnu ;;
 	esac
 	case $VM_PROFILE in
-	686-pae | arm64) vm_need_pkgs gdb-multiarch:gdb-multiarch ;;
+	686-pae | arm64 | armhf | s390x) vm_need_pkgs gdb-multiarch:gdb-multiarch ;;
 	esac
 	# Kbuild runs pahole for the BTF of modules of kernels built with it.
 	[ "$VM_PROFILE" = host ] ||
@@ -136,20 +164,49 @@ vm_fetch_kernel() {
 
 # vm_qemu_machine: the emulator's machine and serial arguments, in the
 # array VM_QEMU_ARGS.  The guest's /init talks on ttyS1 (out) and ttyS2
-# (in) and the kernel's console is CONSOLE.  arm64's virt machine has one
-# PL011 (ttyAMA0, the console); a 4-port PCI 16550 card gives it ttyS0-3,
-# of which ports 2 and 3 carry ttyS1 and ttyS2 as on a PC.
+# (in) and the kernel's console is CONSOLE.  arm64's and armhf's virt
+# machine has one PL011 (ttyAMA0, the console); a 4-port PCI 16550 card
+# gives it ttyS0-3, of which ports 2 and 3 carry ttyS1 and ttyS2 as on a
+# PC.  s390x's machine has no UART: the console is the SCLP VT220
+# (ttysclp0) and /init's lines are two virtio consoles, hvc0 and hvc1
+# (VM_APPEND names them to /init: the kernel hands a parameter NAME=VALUE
+# without a dot to init as an environment variable, init/main.c).
 vm_qemu_machine() {
 	local run=$1
+	VM_APPEND=''
+	# QEMU's vmcoreinfo device hangs off fw_cfg, which s390x's machine
+	# has not.
+	VM_VMCOREINFO=(-device vmcoreinfo)
 	case $VM_ARCH in
-	aarch64)
+	aarch64 | armv7l)
 		VM_CONSOLE=ttyAMA0
+		# armhf: highmem=off, or QEMU puts the PCIe ECAM above 4 GiB,
+		# where armmp (no LPAE) cannot map it: "can't claim ECAM area",
+		# no PCI, no ttyS1.
 		# shellcheck disable=SC2054 # commas inside QEMU option values
-		VM_QEMU_ARGS=(-M virt -cpu "${MODSECT_VM_CPU:-cortex-a57}"
+		if [ "$VM_ARCH" = aarch64 ]; then
+			VM_QEMU_ARGS=(-M virt -cpu "${MODSECT_VM_CPU:-cortex-a57}")
+		else
+			VM_QEMU_ARGS=(-M virt,highmem=off -cpu "${MODSECT_VM_CPU:-cortex-a15}")
+		fi
+		# shellcheck disable=SC2054
+		VM_QEMU_ARGS+=(
 			-serial "file:$run/console.log"
 			-chardev "file,id=s1,path=$run/serial1.log"
 			-chardev "pipe,id=s2,path=$run/trigger"
 			-device pci-serial-4x,chardev2=s1,chardev3=s2) ;;
+	s390x)
+		VM_CONSOLE=ttysclp0
+		VM_APPEND="MODSECT_TTY_OUT=hvc0 MODSECT_TTY_IN=hvc1"
+		VM_VMCOREINFO=()
+		# shellcheck disable=SC2054 # commas inside QEMU option values
+		VM_QEMU_ARGS=(-M s390-ccw-virtio -cpu "${MODSECT_VM_CPU:-qemu}"
+			-serial "file:$run/console.log"
+			-device virtio-serial-ccw
+			-chardev "file,id=s1,path=$run/serial1.log"
+			-chardev "pipe,id=s2,path=$run/trigger"
+			-device virtconsole,chardev=s1,nr=1
+			-device virtconsole,chardev=s2,nr=2) ;;
 	*)
 		VM_CONSOLE=ttyS0
 		VM_QEMU_ARGS=(-serial "file:$run/console.log"

@@ -212,6 +212,8 @@ vm_gdb_arch() {
 	x86_64) echo i386:x86-64 ;;
 	i686) echo i386 ;;
 	aarch64) echo aarch64 ;;
+	armv7l) echo arm ;;
+	s390x) echo s390:64-bit ;;
 	esac
 }
 
@@ -230,6 +232,7 @@ vm_bp_continue() {
 vm_lldb_arch() {
 	case $VM_ARCH in
 	i686) echo i386 ;;
+	armv7l) echo armv7 ;;
 	*) echo "$VM_ARCH" ;;
 	esac
 }
@@ -257,7 +260,10 @@ vm_build_initramfs() {
 	VM_MODLIST=$VM_OUT/modules.list
 	: >"$VM_MODLIST"
 	: >"$root/modules/order"
-	for m in $VM_STOCK_MODULES; do
+	: >"$root/modules/early"
+	for m in $VM_EARLY_MODULES $VM_STOCK_MODULES; do
+		# A module this kernel is built without (kernels.sh).
+		case " $VM_NO_MODULES " in *" $m "*) continue ;; esac
 		p=$(vm_module_paths "$m")
 		[ -n "$p" ] || vm_die "stock module $m not found for $VM_KREL"
 		for p in $p; do
@@ -272,7 +278,10 @@ vm_build_initramfs() {
 			*.ko.gz) name=${name%.gz}; gzip -dc "$p" >"$root/modules/$name" ;;
 			*) vm_die "unknown module file type: $p" ;;
 			esac
-			echo "$name" >>"$root/modules/order"
+			case " $VM_EARLY_MODULES " in
+			*" $m "*) echo "$name" >>"$root/modules/early" ;;
+			*) echo "$name" >>"$root/modules/order" ;;
+			esac
 		done
 	done
 	# The race modules, in /modules/race/ (not in /modules/order): only the
@@ -407,9 +416,9 @@ vm_start() {
 		"$VM_QEMU" -accel tcg -m "$VM_MEM" -smp 1 \
 			-nographic -nodefaults -monitor none -no-reboot \
 			-qmp "unix:$VM_RUN/qmp.sock,server=on,wait=off" \
-			-device vmcoreinfo \
+			"${VM_VMCOREINFO[@]}" \
 			-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
-			-append "console=$VM_CONSOLE panic=1 loglevel=7 ${MODSECT_VM_APPEND:-}" \
+			-append "console=$VM_CONSOLE panic=1 loglevel=7 $VM_APPEND ${MODSECT_VM_APPEND:-}" \
 			"${VM_QEMU_ARGS[@]}" \
 			-gdb "tcp:127.0.0.1:$port" \
 			</dev/null >"$VM_RUN/qemu.log" 2>&1 &
