@@ -446,15 +446,26 @@ for ((i = ${#S[@]} - 1; i >= 0; i--)); do cat "${S[i]}"; done >"$T/stream"
 ms decode --offline --root "$R" --search "$T/all" "$T/stream"
 check_same "stream in reverse order: every report as decoded alone" "$T/want" "$T/out"
 
-# (iv) one line of a report that shows no machine, with a file of another
-# machine than the map's (the live one of this x86-64 root): refused, the
-# line as it is, exit 1, one warning.
-grep -m1 -E '^\[[ 0-9.]+\]  [a-z_]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[btrfs\]$' \
-	"$REPORTS/arm64-5.10-btrfs-oops.txt" >"$T/line"
-ms decode --offline --root "$R" --search "$T/arm64-5.10-btrfs-oops" "$T/line"
-check_rc "one arm64 line, the live x86-64 map: exit 1" 1
-check_same "one arm64 line, the live x86-64 map: the line as it is" "$T/line" "$T/out"
-check_eq "one arm64 line, the live x86-64 map: one warning, the file refused" 1 \
+# (iv) one line of a report that shows no machine: the live map of this
+# x86-64 root, which has btrfs loaded, decides, and the arm64 btrfs.ko is
+# refused: the line as it is, exit 1, one warning. (v) A live map without
+# btrfs is not the report's: the file (arm64's) decides.
+grep -E '^\[[ 0-9.]+\]  [a-z_]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[btrfs\]$' \
+	"$REPORTS/arm64-5.10-btrfs-oops.txt" | sed -n 3p >"$T/line"
+R2=$T/root2
+mkrelease "$R2"
+mkdir -p "$R2/sys/module/btrfs/sections"
+echo live >"$R2/sys/module/btrfs/initstate"
+echo 0xffffffffc0800000 >"$R2/sys/module/btrfs/sections/.text"
+ms decode --offline --root "$R2" --search "$T/arm64-5.10-btrfs-oops" "$T/line"
+check_rc "one arm64 line, the live x86-64 map with btrfs: exit 1" 1
+check_same "one arm64 line, the live x86-64 map with btrfs: the line as it is" "$T/line" "$T/out"
+check_eq "one arm64 line, the live x86-64 map with btrfs: one warning, the file refused" 1 \
 	"$(grep -c 'btrfs\.ko is for aarch64.*its frames are left unannotated$' "$T/err")"
+ms decode --offline --root "$R" --search "$T/arm64-5.10-btrfs-oops" "$T/line"
+check_rc "one arm64 line, a live map without btrfs: exit 0" 0
+check_grep "one arm64 line, a live map without btrfs: annotated from the arm64 file" \
+	'\[btrfs\] .*/btrfs\.s:[0-9]+$' "$T/out"
+check_same "one arm64 line, a live map without btrfs: nothing on stderr" /dev/null "$T/err"
 
 finish

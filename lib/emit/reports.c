@@ -93,20 +93,52 @@ static void say(void *arg, const char *msg)
 }
 
 /*
- * The map of a report that shows machine (NULL: none): a copy of the one
- * given, unless it is of another machine (a live map's, for an arm64
- * oops read on an x86-64 host) and was not named for every report; else
- * none, with modules looked for under the host's release only for a
- * report of the host's machine.
+ * Whether a report that shows no machine is the live map's: the map has
+ * a module its frames name, or they name none (raw addresses).
+ */
+static bool names_mapped(const struct ms_map *map, char *const *lines,
+			 size_t n)
+{
+	bool named = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct ms_logframe f;
+
+		for (size_t at = 0; ms_log_frame(lines[i], at, &f); at = f.end) {
+			if (f.kind != MS_LOGFRAME_SYMBOL || !f.module[0])
+				continue;
+			if (ms_map_find(map, f.module))
+				return true;
+			named = true;
+		}
+	}
+	return !named;
+}
+
+/*
+ * The map of a report that shows machine (NULL: none), whose lines are
+ * these: a copy of the one given, unless that is the live one and not of
+ * the report (see below); else none, with modules looked for under the
+ * host's release only for a report of the host's machine.
  */
 static int report_map(struct stream *st, const char *machine,
-		      struct ms_map **ret, int *fi, struct ms_err *err)
+		      char *const *lines, size_t n, struct ms_map **ret,
+		      int *fi, struct ms_err *err)
 {
 	const struct ms_stream_opts *o = st->o;
 	struct ms_map *map;
 	bool host;
 
-	if (o->map && (o->map_for_all || !ms_machine_other(o->map->machine, machine))) {
+	/*
+	 * The live map is this machine's: a report that shows another
+	 * machine is not of it, nor one that shows none and names only
+	 * modules it lacks (a lone trace of another machine's module,
+	 * whose file then says what it is).
+	 */
+	if (o->map &&
+	    (o->map_for_all ||
+	     (machine ? !ms_machine_other(o->map->machine, machine) :
+			names_mapped(o->map, lines, n)))) {
 		*fi = FI_MAP;
 		return ms_map_dup_modules(o->map, ret, err);
 	}
@@ -220,7 +252,7 @@ static int open_report(struct stream *st, char **parse, struct ms_err *err)
 	dopt.ix_pool = st->pool;
 	dopt.note = say;
 	dopt.note_arg = st;
-	r = report_map(st, st->machine, &map, &which, err);
+	r = report_map(st, st->machine, parse, st->n, &map, &which, err);
 	if (!r)
 		r = finder(st, which, map,
 			   which == FI_MAP ? st->o->map->machine : st->machine,

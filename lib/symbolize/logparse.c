@@ -380,6 +380,25 @@ bool ms_log_trace_start(const char *line)
 }
 
 /*
+ * 32-bit ARM's trace entry since 5.x without BACKTRACE_VERBOSE, "%ps from
+ * %pS" (arch/arm/kernel/traps.c dump_backtrace_entry): " where from
+ * caller+0x40/0x1f0", "where [mod] from caller+...", which no other
+ * architecture prints.
+ */
+static bool arm_from(const char *line)
+{
+	for (const char *p = strstr(line, " from "); p;
+	     p = strstr(p + 1, " from ")) {
+		struct ms_logframe f;
+
+		if (p > line && (symchar(p[-1]) || p[-1] == ']') &&
+		    symchar(p[6]) && symbolic(line, p + 6, &f))
+			return true;
+	}
+	return false;
+}
+
+/*
  * The architecture a line shows, as uname -m names it, or NULL: arm64's
  * "pstate: " and "Call trace:" (x86 prints "Call Trace:"), 32-bit ARM's
  * "psr: " and "[<%08lx>] (%ps) from [<%08lx>] (%pS)" (arch/arm/kernel:
@@ -410,7 +429,7 @@ const char *ms_log_machine(const char *line)
 			  !symchar(shows[i].text[0])))
 			return shows[i].machine;
 	}
-	return NULL;
+	return arm_from(line) ? "armv7l" : NULL;
 }
 
 /*
