@@ -69,7 +69,7 @@ san:
 # and types.sh (the kernel's types from BTF against BTF, gcc and the
 # kernel's own word; one boot) on Debian 12's 6.1; then kernel.sh's proofs (one boot each) on the other
 # kernels users run: CHECK_KERNELS (tests/vm/kernels.sh names them).
-CHECK_KERNELS ?= 6.12-amd64 686-pae arm64
+CHECK_KERNELS ?= 6.12-amd64 686-pae arm64 ppc64el
 check: check-deps
 	$(MAKE) san modsect-static modsect fuzz-build
 	MODSECT=$(SAN_BIN) tests/run.sh

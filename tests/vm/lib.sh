@@ -212,6 +212,7 @@ vm_gdb_arch() {
 	x86_64) echo i386:x86-64 ;;
 	i686) echo i386 ;;
 	aarch64) echo aarch64 ;;
+	ppc64le) echo powerpc:common64 ;;
 	esac
 }
 
@@ -407,7 +408,7 @@ vm_start() {
 		"$VM_QEMU" -accel tcg -m "$VM_MEM" -smp 1 \
 			-nographic -nodefaults -monitor none -no-reboot \
 			-qmp "unix:$VM_RUN/qmp.sock,server=on,wait=off" \
-			-device vmcoreinfo \
+			"${VM_VMCOREINFO[@]}" \
 			-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
 			-append "console=$VM_CONSOLE panic=1 loglevel=7 ${MODSECT_VM_APPEND:-}" \
 			"${VM_QEMU_ARGS[@]}" \
