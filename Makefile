@@ -102,7 +102,7 @@ check-kernels: san
 	done; exit $$rc
 
 # The whole VM suite on one kernel: make check-vm KERNEL=arm64 (host,
-# 6.12-amd64, 686-pae, arm64). test.sh, gdbcmd.sh and memsrc.sh run
+# 6.12-amd64, 686-pae, arm64, ppc64el). test.sh, gdbcmd.sh and memsrc.sh run
 # modsect inside the guest: on another architecture than the host's, a
 # static modsect cross-built for it (modsect-static-ARCH).
 KERNEL ?= host

@@ -231,6 +231,7 @@ vm_bp_continue() {
 vm_lldb_arch() {
 	case $VM_ARCH in
 	i686) echo i386 ;;
+	ppc64le) echo powerpc64le ;;
 	*) echo "$VM_ARCH" ;;
 	esac
 }
