@@ -1,12 +1,12 @@
 #!/bin/bash
 # scripts/vm-suite.sh KERNEL - the whole VM suite (tests/vm/test.sh,
 # gdbcmd.sh, memsrc.sh, ingdb.sh, kernel.sh) on one kernel of
-# tests/vm/kernels.sh: host, 6.12-amd64, 686-pae, arm64, armhf or s390x.  `make check-vm
+# tests/vm/kernels.sh: host, 6.12-amd64, 686-pae, arm64, armhf, s390x or ppc64el.  `make check-vm
 # KERNEL=...` runs it after building build/san/modsect and modsect-static.
 # The guest runs modsect itself in test.sh, gdbcmd.sh and memsrc.sh: for
 # a guest of another architecture, a static modsect is cross-built for it
 # (modsect-static-i686 with i686-linux-gnu-gcc, modsect-static-aarch64 with
-# aarch64-linux-gnu-gcc).  Every script runs; the exit status is 1 if any
+# aarch64-linux-gnu-gcc, modsect-static-ppc64le with powerpc64le-linux-gnu-gcc).  Every script runs; the exit status is 1 if any
 # failed.  VM_SUITE names a subset of the scripts ("memsrc ingdb").
 # MODSECT (default build/san/modsect) and, for host and 6.12-amd64,
 # MODSECT_STATIC (default modsect-static) may name other binaries, e.g.
@@ -41,6 +41,13 @@ arm64)
 	static=$top/modsect-static-aarch64
 	# shellcheck disable=SC2086
 	aarch64-linux-gnu-gcc -Wall -Wextra -Werror -std=gnu11 -Os -D_GNU_SOURCE -Ilib \
+		-DMODSECT_STATIC -static -s -o "$static" $srcs || exit 1 ;;
+ppc64el)
+	dpkg -s gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross >/dev/null 2>&1 ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross >&2
+	static=$top/modsect-static-ppc64le
+	# shellcheck disable=SC2086
+	powerpc64le-linux-gnu-gcc -Wall -Wextra -Werror -Wno-missing-field-initializers -std=gnu11 -Os -D_GNU_SOURCE -Ilib \
 		-DMODSECT_STATIC -static -s -o "$static" $srcs || exit 1 ;;
 armhf | s390x)
 	# No static modsect is cross-built for these yet (test.sh, gdbcmd.sh

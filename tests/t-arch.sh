@@ -330,7 +330,15 @@ while read -r m cls data em at gname larch; do
 	ms lldb --capture "$T/$m.cap" xmod "$T/$m.ko" -o "$T/$m.lldb"
 	lldb -b -o "command source $T/$m.lldb" -o "image lookup -a $at" -o "target list" \
 		>"$T/lldb.out" 2>"$T/lldb.err" </dev/null
-	if grep -Fq "($m.ko..text + 0)" "$T/lldb.out" &&
+	if [ "$m" = ppc64 ]; then
+		# lldb 14 takes every EM_PPC64 file for powerpc64le: it refuses a
+		# big-endian one for the powerpc64 target the script makes
+		# (`target create --arch powerpc64-unknown-linux-gnu FILE`: "not
+		# compatible with 'powerpc64le-*-*'"; `target modules add`: "does
+		# not exist").  Its own limit; gdb-multiarch takes it.
+		check_grep "$m: lldb 14 refuses the big-endian file for $larch (its own limit)" \
+			"^error: '$T/$m.ko' does not exist" "$T/lldb.err"
+	elif grep -Fq "($m.ko..text + 0)" "$T/lldb.out" &&
 		grep -Eq "^\\* target #0: $T/$m\\.ko \\( arch=$larch-" "$T/lldb.out" && ! grep -q '^error' "$T/lldb.out"; then
 		ok "$m: lldb takes the script: a $larch target, .text at $at"
 	else
@@ -341,6 +349,7 @@ x86_64 64 lsb 62 0xffffffffc0a01000 i386:x86-64 x86_64
 aarch64 64 lsb 183 0xffff800001a01000 aarch64 aarch64
 riscv64 64 lsb 243 0xffffffff01a01000 riscv:rv64 riscv64
 ppc64le 64 lsb 21 0xc008000001a01000 powerpc:common64 powerpc64le
+ppc64 64 msb 21 0xc008000001a01000 powerpc:common64 powerpc64
 s390x 64 msb 22 0x3ff80a01000 s390:64-bit s390x
 i686 32 lsb 3 0xf8a01000 i386 i386
 armv7l 32 lsb 40 0xbf001000 arm arm

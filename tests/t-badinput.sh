@@ -205,6 +205,23 @@ ms gdb --capture "$T/dir with space/my capture.cap" testmod "$T/dir with space/t
 check_rc "paths with spaces: exit 0" 0
 check_grep "paths with spaces: the file quoted for gdb" \
 	"^add-symbol-file $T/dir\\\\ with\\\\ space/test\\\\ mod\\.ko $A_TEXT " "$T/out"
+# ---- vmcores ----
+# An ELF core whose section-header string table runs past the file, as
+# QEMU 7.2's dump of a ppc64le guest (marked big-endian; the size reads
+# 0x0b00000000000000): refused before libkdumpfile allocates it.
+python3 - "$T/bad-shstr.core" <<'PY'
+import struct, sys
+ph_off, sh_off, data_off = 64, 64 + 56, 64 + 56 + 2 * 64
+h = b"\x7fELF" + bytes([2, 2, 1]) + bytes(9)
+h += struct.pack(">HHIQQQIHHHHHH", 4, 21, 1, 0, ph_off, sh_off, 0, 64, 56, 1, 64, 2, 1)
+ph = struct.pack(">IIQQQQQQ", 1, 0, data_off, 0, 0, 4096, 4096, 0)
+sh = bytes(64) + struct.pack(">IIQQQQIIQQ", 1, 3, 0, 0, data_off, 0x0b00000000000000, 0, 0, 1, 0)
+open(sys.argv[1], "wb").write(h + ph + sh + bytes(4096))
+PY
+ms capture --vmcore "$T/bad-shstr.core"
+check_refused "vmcore with its section-header string table past the end" 3 \
+	"^modsect: vmcore $T/bad-shstr\\.core: its section-header string table \\(792633534417207296 bytes at offset 248\\) is not inside the file of 4344 bytes"
+
 ms capture --capture "$T/dir with space/my capture.cap" -o "$T/dir with space/out.cap"
 check_rc "capture -o to a path with spaces: exit 0" 0
 check_same "capture round trip through paths with spaces" "$T/good.cap" "$T/dir with space/out.cap"

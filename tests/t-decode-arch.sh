@@ -18,10 +18,11 @@
 # zero-extended into a module.
 . "$(dirname "$0")/lib.sh"
 need gcc ld aarch64-linux-gnu-gcc aarch64-linux-gnu-ld aarch64-linux-gnu-objdump \
+	powerpc64le-linux-gnu-gcc powerpc64le-linux-gnu-ld powerpc64le-linux-gnu-objdump \
 	objdump eu-addr2line eu-readelf python3 || finish
 
 M=$T/m
-mkdir -p "$M/a64" "$M/i386" "$M/x86"
+mkdir -p "$M/a64" "$M/i386" "$M/x86" "$M/ppc"
 cat >"$M/dmod.c" <<'EOF'
 volatile int dmod_sink;
 int dmod_data = 3;
@@ -55,6 +56,11 @@ gcc -m32 -fno-pic -g -O2 -c -o "$M/i386/dmod.o" "$M/dmod.c" &&
 gcc -fno-pic -mcmodel=kernel -g -O2 -c -o "$M/x86/dmod.o" "$M/dmod.c" &&
 	ld -r --build-id=sha1 -o "$M/x86/dmod.ko" "$M/x86/dmod.o" ||
 	bail "build the x86-64 module"
+# ELFv2, as Kbuild builds ppc64le modules: functions that set up their TOC
+# pointer have a global entry and a local one 8 bytes on (st_other).
+powerpc64le-linux-gnu-gcc -mcmodel=medium -g -O2 -c -o "$M/ppc/dmod.o" "$M/dmod.c" &&
+	powerpc64le-linux-gnu-ld -r --build-id=sha1 -o "$M/ppc/dmod.ko" "$M/ppc/dmod.o" ||
+	bail "build the ppc64le module"
 K64=$M/a64/dmod.ko K32=$M/i386/dmod.ko
 
 # Where Debian's kernels put modules: arm64 6.1 below the image, at
@@ -76,13 +82,17 @@ mkcap "$T/a64.cap" aarch64 $A64_TEXT 0xffff80000a1b2000 0xffff80000a1b2100
 mkcap "$T/a64-nomach.cap" - $A64_TEXT 0xffff80000a1b2000 0xffff80000a1b2100
 mkcap "$T/i386.cap" i686 $I386_TEXT 0xf8a12000 0xf8a12100
 mkcap "$T/x86.cap" x86_64 $X86_TEXT 0xffffffffc0b02000 0xffffffffc0b02100
+# ppc64le 6.1 (radix): modules at 0xc008....
+PPC_TEXT=0xc008000000cc0000
+mkcap "$T/ppc.cap" ppc64le $PPC_TEXT 0xc008000000cc2000 0xc008000000cc2100
+mkcap "$T/ppc-nomach.cap" - $PPC_TEXT 0xc008000000cc2000 0xc008000000cc2100
 
 symoff() { # KO SYM: the symbol's offset in .text, decimal
 	local v
-	v=$(eu-readelf -s "$1" | awk -v n="$2" '$8 == n { print $2; exit }')
+	v=$(eu-readelf -s "$1" | awk -v n="$2" '$NF == n { print $2; exit }')
 	[ -n "$v" ] && echo $((16#$v))
 }
-symsize() { eu-readelf -s "$1" | awk -v n="$2" '$8 == n { print $3; exit }'; }
+symsize() { eu-readelf -s "$1" | awk -v n="$2" '$NF == n { print $3; exit }'; }
 hex() { printf '0x%x' "$1"; }
 
 # a2l KO OFF: eu-addr2line's frames at .text+OFF, innermost first, one per
@@ -340,5 +350,74 @@ check_rc "i386 resolve: the sign-extended one is in no module: exit 1" 1
 	printf '0xffffffff%s: in no module and no kernel symbol\n' "$RETA"
 } >"$T/res.exp"
 check_same "i386 resolve: 32-bit addresses exactly (eu-addr2line), not extended" "$T/res.exp" "$T/out"
+
+# ==== ppc64le ================================================================
+# arch/powerpc/kernel/process.c (6.1, 6.12): show_regs' "NIP [%lx] %pS"
+# (exact), "LR [%lx] %pS" (the link register: a return address), the
+# "MSR: ... <SF,...,LE>" bits (the report's only word on endianness);
+# show_stack's "[sp] [ip] %pS" entries (return addresses, the first one
+# "(unreliable)") and "--- interrupt: %lx at %pS" (an exception's nip).
+KO=$M/ppc/dmod.ko
+OUTP=$(symoff "$KO" dmod_outer) CALLP=$(symoff "$KO" dmod_caller)
+PC=$(pick_pc powerpc64le-linux-gnu-objdump "$KO")
+RET=$(pick_ret powerpc64le-linux-gnu-objdump "$KO")
+check "ppc64le fixture: a pc inside the inlined dmod_leaf, a return address after a bl" \
+	test -n "$PC" -a -n "$RET"
+check "ppc64le fixture: dmod_outer has a local entry 8 bytes on (ELFv2)" \
+	eval "readelf -sW '$KO' | grep -q 'FUNC .*\[<localentry>: 8\] .* dmod_outer\$'"
+[ -n "$PC" ] && [ -n "$RET" ] || finish
+SZO=$(hex "$(symsize "$KO" dmod_outer)") SZC=$(hex "$(symsize "$KO" dmod_caller)")
+PCF="dmod_outer+$(hex $((PC - OUTP)))/$SZO [dmod]"
+RETF="dmod_caller+$(hex $((RET - CALLP)))/$SZC [dmod]"
+# Between the global entry (kallsyms' address, from which the kernel's
+# offsets count) and the local one: dmod_outer+0x4.
+ENTF="dmod_outer+0x4/$SZO [dmod]"
+PCA=$(printf '%016x' $((PPC_TEXT + PC)))
+RETA=$(printf '%016x' $((PPC_TEXT + RET)))
+ENTA=$(printf '%016x' $((PPC_TEXT + OUTP + 4)))
+OOPS=$T/ppc.oops EXP=$T/ppc.exp
+: >"$OOPS"
+: >"$EXP"
+frame "[   18.392657] WARNING: CPU: 0 PID: 1 at dmod.c:6 " "$PCF" "" "$PC"
+pass "[   18.398012] Modules linked in: dmod(OE) isofs"
+pass "[   18.399172] NIP:  $PCA LR: $RETA CTR: 0000000000000000"
+pass "[   18.399285] REGS: c00000000399b830 TRAP: 0700   Tainted: G           OE       (6.1.0-57-powerpc64le Debian 6.1.192-3)"
+pass "[   18.399351] MSR:  8000000000029033 <SF,EE,ME,IR,DR,RI,LE>  CR: 24008282  XER: 20040006"
+pass "[   18.399465] GPR00: $RETA c00000000399bad0 c008000000548100 0000000000000014 "
+frame "[   18.399844] NIP [$PCA] " "$PCF" "" "$PC"
+frame "[   18.399896] LR [$RETA] " "$RETF" "" $((RET - 1))
+pass "[   18.400006] Call Trace:"
+frame "[   18.400064] [c00000000399bad0] [$RETA] " "$RETF" " (unreliable)" $((RET - 1))
+frame "[   18.400185] [c00000000399bb40] [$RETA] " "$RETF" "" $((RET - 1))
+pass "[   18.400227] [c00000000399bb70] [c000000000170c8c] param_attr_store+0x9c/0x160"
+frame "[   18.400300] --- interrupt: 700 at " "$ENTF" "" $((OUTP + 4))
+frame "[   18.400310] NIP [$ENTA] " "$ENTF" "" $((OUTP + 4))
+pass "[   18.400738] --- interrupt: 3000 at 0x100c4180"
+pass "[   18.400874] NIP [00000000100c4180] 0x100c4180"
+ms decode --capture "$T/ppc.cap" --search "$M/ppc" --offline "$OOPS"
+check_rc "ppc64le decode: exit 0" 0
+check_same "ppc64le decode: NIP, WARNING, interrupt at exact (between global and local entry too), LR and call-trace returns at address - 1 (eu-addr2line)" "$EXP" "$T/out"
+# No machine line: the MSR line says ppc64le; no map at all: the same.
+ms decode --capture "$T/ppc-nomach.cap" --search "$M/ppc" --offline "$OOPS"
+check_same "ppc64le decode, capture without machine line: the same" "$EXP" "$T/out"
+ms decode --search "$M/ppc" --offline --moddir "$T/nomoddir" "$OOPS"
+check_same "ppc64le decode without a map: the same" "$EXP" "$T/out"
+# With no map, a big-endian ppc64 report (no LE in MSR) is not this
+# module's kernel: refused, naming the endianness, its frames as they are. A report without an MSR
+# line says no endianness, and a capture without machine line none
+# either: decoded.
+sed 's/,RI,LE>/,RI>/' "$OOPS" >"$T/ppcbe.oops"
+ms decode --search "$M/ppc" --offline --moddir "$T/nomoddir" "$T/ppcbe.oops"
+check_rc "ppc64 (big-endian) report, the little-endian module: refused, exit 1 (its frames left as they are)" 1
+check_same "ppc64 (big-endian) report, the little-endian module: the report as it is" "$T/ppcbe.oops" "$T/out"
+check_grep "ppc64 (big-endian) report: the message names the endianness" \
+	'dmod.ko is for ppc64le .*, little-endian, but the kernel is ppc64: it is not a module of this kernel' "$T/err"
+grep -v 'MSR: ' "$OOPS" >"$T/ppcnomsr.oops"
+grep -v 'MSR: ' "$EXP" >"$T/ppcnomsr.exp"
+ms decode --capture "$T/ppc-nomach.cap" --search "$M/ppc" --offline "$T/ppcnomsr.oops"
+check_same "ppc64le report without its MSR line: decoded all the same" "$T/ppcnomsr.exp" "$T/out"
+ms resolve --capture "$T/ppc.cap" --search "$M/ppc" --offline "$ENTA"
+res_text "$KO" $((OUTP + 4)) "0x$ENTA: $ENTF .text+$(hex $((OUTP + 4)))" >"$T/res.exp"
+check_same "ppc64le resolve: an address between global and local entry, as the kernel names it (eu-addr2line)" "$T/res.exp" "$T/out"
 
 finish

@@ -23,6 +23,9 @@ static const struct ms_arch arches[] = {
 	  "riscv64-unknown-linux-gnu" },
 	{ "ppc64le", EM_PPC64, ELFCLASS64, ELFDATA2LSB, "powerpc:common64",
 	  "powerpc64le-unknown-linux-gnu" },
+	/* Big-endian: a report's MSR line tells it apart (logparse.c). */
+	{ "ppc64", EM_PPC64, ELFCLASS64, ELFDATA2MSB, "powerpc:common64",
+	  "powerpc64-unknown-linux-gnu" },
 	{ "s390x", EM_S390, ELFCLASS64, ELFDATA2MSB, "s390:64-bit",
 	  "s390x-unknown-linux-gnu" },
 	/* 32-bit x86 says i686 (i586, i486 on older CPUs): the boot CPU's family. */

@@ -8,11 +8,12 @@
  * that add-symbol-file does not name at made-up low addresses (gdb 13
  * put __versions at 0x0, .data..percpu at 0x10, .modinfo at 0x18), so a
  * NULL-ish pointer would be symbolized as a module variable. Sections
- * the kernel did not load (.modinfo, __versions, zero-sized ones), freed
- * .init.* sections and a per-cpu section whose base is unknown are named
- * explicitly at an address in the non-canonical hole instead: no kernel
- * pointer can be there, so no real address ever resolves to them, and a
- * read from there fails rather than showing wrong data.
+ * the kernel did not load (.modinfo, __versions, zero-sized ones), those
+ * it freed after init (ms_section_is_init) and a per-cpu section whose
+ * base is unknown are named explicitly at an address in the non-canonical
+ * hole instead: no kernel pointer can be there, so no real address ever
+ * resolves to them, and a read from there fails rather than showing wrong
+ * data.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -36,9 +37,40 @@
  */
 #define PARK_BASE_32 UINT64_C(0x0bad0000)
 
-bool ms_section_is_init(const char *name)
+static bool starts(const char *s, const char *prefix)
 {
-	return strncmp(name, ".init", 5) == 0;
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/*
+ * The loader's module_init_section(): the sections it lays out in the
+ * init region and frees once init has run (layout_sections() through
+ * module_init_layout_section(), kernel/module/main.c; Debian's kernels
+ * have CONFIG_MODULE_UNLOAD, so .exit.* stays). The generic rule is a
+ * weak function ("module: allow arch overrides for .init section names",
+ * Vincent Whitchurch, May 2020); two architectures override it, in 6.1
+ * as in 6.12:
+ *  - 64-bit powerpc returns false (arch/powerpc/kernel/module_64.c,
+ *    commit d4be60fe66b7 "powerpc/module_64: use module_init_section
+ *    instead of patching names", v5.15, which replaced renaming .init to
+ *    _init): its .init.* stay in the core, live and in kallsyms. 32-bit
+ *    powerpc (module_32.c) keeps the generic rule.
+ *  - 32-bit arm adds the unwind tables of init code, .ARM.extab.init.*
+ *    and .ARM.exidx.init.* (arch/arm/kernel/module.c, "ARM: module: fix
+ *    handling of unwind init sections", the same series).
+ */
+bool ms_section_is_init(int em, const char *name)
+{
+	switch (em) {
+	case EM_PPC64:
+		return false;
+	case EM_ARM:
+		return starts(name, ".init") ||
+		       starts(name, ".ARM.extab.init") ||
+		       starts(name, ".ARM.exidx.init");
+	default:
+		return starts(name, ".init");
+	}
 }
 
 const char *ms_verify_str(enum ms_verify v)
@@ -218,8 +250,11 @@ static struct ms_lsec *add(struct ms_layout *l, const struct ms_filesec *fs,
 			   const char *name)
 {
 	struct ms_lsec *s = &l->secs[l->nsecs++];
+	int em, cls, data;
 
-	*s = (struct ms_lsec){ .name = name, .init = ms_section_is_init(name) };
+	ms_modfile_machine(l->file, &em, &cls, &data);
+	*s = (struct ms_lsec){ .name = name,
+			       .init = ms_section_is_init(em, name) };
 	if (fs) {
 		s->size = fs->size;
 		s->flags = fs->flags;

@@ -208,7 +208,11 @@ bool ms_layout_dwarf_hidden(const struct ms_layout *l);
 const char *ms_verify_str(enum ms_verify v);
 /* Rejects names a debugger command could be confused by. */
 int ms_check_name(const char *what, const char *name, struct ms_err *err);
-bool ms_section_is_init(const char *name);
+/*
+ * Whether the loader of a kernel of ELF machine em frees section name after
+ * init (its module_init_section()); em 0 (unknown) takes the generic rule.
+ */
+bool ms_section_is_init(int em, const char *name);
 
 /*
  * Checks a file against the loaded module: build-id, else srcversion, and

@@ -43,14 +43,20 @@ static int cmp_start(const void *a, const void *b)
 }
 
 /*
- * Whether a section of the map can hold an address: a freed .init.* one
- * cannot (its memory is reused), and module/layout.c loads .init.* only for
- * a module still initializing, or with --init.
+ * Whether a section of the map can hold an address: one the map's kernel
+ * frees after init cannot (its memory is reused), and module/layout.c
+ * loads such sections only for a module still initializing, or with
+ * --init.
  */
 static bool holds(const struct ms_lazy *z, const struct ms_module *m,
 		  const struct ms_section *s)
 {
-	return !ms_section_is_init(s->name) || (z->o.layout_flags & MS_LAYOUT_INIT) ||
+	int em = 0, cls, data;
+
+	if (z->map->machine)
+		ms_machine_elf(z->map->machine, &em, &cls, &data);
+	return !ms_section_is_init(em, s->name) ||
+	       (z->o.layout_flags & MS_LAYOUT_INIT) ||
 	       (m->initstate && strcmp(m->initstate, "coming") == 0);
 }
 

@@ -100,6 +100,17 @@ static const struct {
 	{ "PC is at ", SITE_PC }, /* arm, and arm64 before 4.16 */
 	{ "lr : ", SITE_RETURN }, /* arm64 and arm: the link register */
 	{ "LR is at ", SITE_RETURN },
+	/*
+	 * powerpc show_regs (arch/powerpc/kernel/process.c): "NIP ["REG"]
+	 * %pS" of regs->nip, where the exception was taken, and "LR ["REG"]
+	 * %pS" of regs->link: the link register holds what the last bl/bctrl
+	 * wrote, the instruction after a call (in the caller, or in this
+	 * function after a call it made), so a return address. show_stack's
+	 * "--- interrupt: %lx at %pS" is the nip of an exception frame.
+	 */
+	{ "NIP [", SITE_PC },
+	{ "LR [", SITE_RETURN },
+	{ "--- interrupt: ", SITE_PC },
 	{ "WARNING: ", SITE_WARN }, /* kernel/panic.c __warn "... at" */
 	/*
 	 * mm/kasan/report.c: "BUG: KASAN: %s in %pS" of kasan_report's ip,
@@ -398,15 +409,53 @@ static bool arm_from(const char *line)
 	return false;
 }
 
+/* Whether the bit list "<A,B,...>" from p holds the name bit. */
+static bool msr_bit(const char *p, const char *end, const char *bit)
+{
+	size_t n = strlen(bit);
+
+	for (p++; p < end; p++) {
+		if (strncmp(p, bit, n) == 0 && (p[n] == ',' || p[n] == '>'))
+			return true;
+		while (p < end && *p != ',')
+			p++;
+	}
+	return false;
+}
+
+/*
+ * powerpc show_regs prints "MSR:  "REG" " and print_msr_bits' names of the
+ * set bits, "<SF,EE,ME,IR,DR,RI,LE>" (arch/powerpc/kernel/process.c): SF
+ * is 64-bit mode, LE little-endian, which no other line of a report says
+ * (NIP and LR lines are alike on ppc64 and ppc64le). 32-bit powerpc (no
+ * SF) is a machine modsect does not know: NULL, nothing compared.
+ */
+static const char *ppc_msr_machine(const char *line)
+{
+	const char *p = strstr(line, "MSR: "), *lt, *gt;
+
+	if (!p || (p != line && symchar(p[-1])))
+		return NULL;
+	lt = strchr(p, '<');
+	gt = lt ? strchr(lt, '>') : NULL;
+	if (!gt || !msr_bit(lt, gt, "SF"))
+		return NULL;
+	return msr_bit(lt, gt, "LE") ? "ppc64le" : "ppc64";
+}
+
 /*
  * The architecture a line shows, as uname -m names it, or NULL: arm64's
  * "pstate: " and "Call trace:" (x86 prints "Call Trace:"), 32-bit ARM's
  * "psr: " and "[<%08lx>] (%ps) from [<%08lx>] (%pS)" (arch/arm/kernel:
  * process.c __show_regs, traps.c dump_backtrace_entry), i386's "EIP: ",
- * x86-64's "RIP: ".
+ * x86-64's "RIP: ", powerpc's "MSR: " (ppc_msr_machine).
  */
 const char *ms_log_machine(const char *line)
 {
+	const char *ppc = ppc_msr_machine(line);
+
+	if (ppc)
+		return ppc;
 	static const struct {
 		const char *text, *machine;
 	} shows[] = {

@@ -22,5 +22,10 @@ int vmcore_unflatten(int *fd, const char *path, struct ms_err *err);
  * core and for anything that is no ELF (libkdumpfile says what it is).
  */
 int vmcore_check_elf_size(int fd, const char *path, struct ms_err *err);
+/*
+ * An ELF vmcore whose section-header string table is not inside the file:
+ * malformed input (MS_E_INPUT). 0 for anything else.
+ */
+int vmcore_check_elf_shstrtab(int fd, const char *path, struct ms_err *err);
 
 #endif

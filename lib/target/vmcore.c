@@ -292,6 +292,8 @@ static int vmcore_probe(struct vmcore *vc, const char *path,
 			return r;
 	}
 	r = vmcore_check_elf_size(vc->fd, path, err);
+	if (!r)
+		r = vmcore_check_elf_shstrtab(vc->fd, path, err);
 	if (r)
 		return r;
 	vc->ctx = vc->kd.kdump_new();

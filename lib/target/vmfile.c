@@ -234,3 +234,45 @@ int vmcore_check_elf_size(int fd, const char *path, struct ms_err *err)
 		100.0 * (double)(need - (uint64_t)st.st_size) / (double)need,
 		(intmax_t)st.st_size, phys);
 }
+
+/*
+ * libkdumpfile 0.5.1 allocates the section-header string table at the
+ * size the file says before reading it, so a size from a corrupt header
+ * is a failed (or, under a sanitizer, fatal) allocation of up to 2^64
+ * bytes. QEMU 7.2 writes such a dump of a little-endian ppc64 guest: its
+ * header says big-endian, and the table's size reads as
+ * 0x0b00000000000000. Such a table is refused before libkdumpfile sees it.
+ */
+int vmcore_check_elf_shstrtab(int fd, const char *path, struct ms_err *err)
+{
+	struct elf_phtab t;
+	unsigned char h[64], sh[64];
+	uint64_t shoff, off, size, shsize;
+	unsigned int entsize, shnum, strndx;
+	struct stat st;
+
+	if (fstat(fd, &st) || !elf_phtab(fd, &t) ||
+	    pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return 0;
+	shoff = t.c64 ? elf_get(h + 40, 8, t.msb) : elf_get(h + 32, 4, t.msb);
+	entsize = (unsigned int)elf_get(h + (t.c64 ? 58 : 46), 2, t.msb);
+	shnum = (unsigned int)elf_get(h + (t.c64 ? 60 : 48), 2, t.msb);
+	strndx = (unsigned int)elf_get(h + (t.c64 ? 62 : 50), 2, t.msb);
+	shsize = t.c64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	if (!shoff || strndx == SHN_UNDEF || strndx >= shnum ||
+	    entsize < shsize ||
+	    pread(fd, sh, shsize,
+		  (off_t)(shoff + (uint64_t)strndx * entsize)) !=
+		    (ssize_t)shsize)
+		return 0;
+	off = t.c64 ? elf_get(sh + 24, 8, t.msb) : elf_get(sh + 16, 4, t.msb);
+	size = t.c64 ? elf_get(sh + 32, 8, t.msb) : elf_get(sh + 20, 4, t.msb);
+	if (off <= (uint64_t)st.st_size && size <= (uint64_t)st.st_size - off)
+		return 0;
+	return ms_err_kind(
+		err, MS_E_INPUT, EINVAL,
+		"vmcore %s: its section-header string table (%" PRIu64
+		" bytes at offset %" PRIu64
+		") is not inside the file of %jd bytes: a corrupt ELF header (QEMU 7.2 writes one for a little-endian ppc64 guest, marked big-endian)",
+		path, size, off, (intmax_t)st.st_size);
+}

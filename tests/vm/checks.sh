@@ -193,12 +193,28 @@ for s in oh[2]:
 EOF_PY
 }
 
+# vm_elf_syms FILE: "Y NDX NAME VALUE" per named symbol of an ELF file
+# defined in a section.  ELFv2 (ppc64le) functions with a local entry have
+# one more column: "FUNC GLOBAL DEFAULT [<localentry>: 8] NDX NAME".
+vm_elf_syms() {
+	readelf -sW "$1" | awk '$7 == "[<localentry>:" { $7 = $9; $8 = $10 }
+		$1 ~ /^[0-9]+:$/ && $7 ~ /^[0-9]+$/ && $4 != "SECTION" && $4 != "FILE" && $8 != "" { print "Y", $7, $8, $2 }'
+}
+
+# vm_init_kept: "1" where a live module's .init.* stay loaded (ppc64le:
+# lib/module/layout.c ms_section_is_init), else "".
+vm_init_kept() {
+	[ "$VM_ARCH" != ppc64le ] || echo 1
+}
+
 # vm_expected_syms DIR: the module symbols a gdb holding every module must
 # put where the guest's /proc/kallsyms says, as "<name> <hex>" lines in
 # DIR/all.uexp: for each module (VM_MODLIST, decompressed into DIR/ko/,
 # and the test module), the kallsyms names defined once in its file's
 # symtab and once in kallsyms, not generated (.LC*, __UNIQUE_ID_*,
-# _note_*) nor in .init.*, and defined in no other module's file.  Also
+# _note_*) nor in .init.* (but on ppc64le, whose loader frees no init
+# section: lib/module/layout.c ms_section_is_init), and defined in no
+# other module's file.  Also
 # DIR/M.elf per module: "S INDEX NAME" per section and "Y INDEX NAME VALUE"
 # per symbol of its file (vm_elf_alias reads them).
 vm_expected_syms() {
@@ -221,7 +237,7 @@ vm_expected_syms() {
 		awk -v m="$m" '$4 == "[" m "]" { print $1, $3 }' "$VM_RUN/kallsyms.txt" >"$d/$m.kall"
 		{
 			readelf -SW "$f" | awk '/^ *\[ *[0-9]+\]/ { s = $0; sub(/^ *\[ */, "", s); n = s; sub(/\].*/, "", n); sub(/^[0-9]+\] */, "", s); split(s, w, " "); print "S", n, w[1] }'
-			readelf -sW "$f" | awk '$1 ~ /^[0-9]+:$/ && $7 ~ /^[0-9]+$/ && $4 != "SECTION" && $4 != "FILE" && $8 != "" { print "Y", $7, $8, $2 }'
+			vm_elf_syms "$f"
 		} >"$d/$m.elf"
 		awk '$1 == "Y" { print $3 }' "$d/$m.elf" | sort -u >"$d/$m.defs"
 		awk '
@@ -233,10 +249,10 @@ vm_expected_syms() {
 					s = order[i]
 					if (s ~ /^\.LC/ || s ~ /^__UNIQUE_ID_/ || s ~ /^_note_/ || s ~ /^\$[atdx](\.|$)/) continue
 					if (!(s in nf) || nf[s] != 1 || nk[s] != 1) continue
-					if (fsec[s] ~ /^\.init\./) continue
+					if (fsec[s] ~ /^\.init\./ && !keepinit) continue
 					print s, addr[s]
 				}
-			}' "$d/$m.elf" "$d/$m.kall" >"$d/$m.exp"
+			}' keepinit="$(vm_init_kept)" "$d/$m.elf" "$d/$m.kall" >"$d/$m.exp"
 	done <"$d/modules"
 	: >"$d/all.uexp"
 	while read -r m _; do

@@ -14,6 +14,9 @@
 #                   booted with qemu-system-arm -M virt (Cortex-A15)
 #   s390x           Debian's 6.1 for s390x (linux-image-s390x:s390x), booted
 #                   with qemu-system-s390x -M s390-ccw-virtio
+#   ppc64el         Debian's 6.1 for 64-bit little-endian POWER
+#                   (linux-image-powerpc64le:ppc64el), booted with
+#                   qemu-system-ppc64 -M pseries
 # Every kernel but the host's is fetched with `apt-get download` (the
 # archive's newest, through its meta-package) and unpacked with dpkg -x into
 # $VM_KERNELS/<name>/, a root tree: boot/vmlinuz-REL, lib/modules/REL (with
@@ -21,7 +24,8 @@
 # from the x86-64 linux-kbuild package of the same version: Debian's i386
 # and arm64 headers ship their tools built for their own architecture, but
 # the kbuild package is the same source built for the host.  The test
-# module is cross-built with those (arm64: gcc-aarch64-linux-gnu).
+# module is cross-built with those (arm64: gcc-aarch64-linux-gnu; ppc64el:
+# gcc-powerpc64le-linux-gnu).
 #
 # Sets VM_PROFILE, VM_ARCH (uname -m of the guest), VM_DEB_ARCH, VM_ROOT
 # (the root tree, empty for the host), VM_QEMU (the emulator), VM_CROSS
@@ -63,8 +67,13 @@ vm_profile() {
 		# depends on ARM || ARM64 || PPC64 || X86 || ...); the lines to
 		# the host are virtio consoles (CONFIG_VIRTIO_CONSOLE=m).
 		VM_NO_MODULES=qemu_fw_cfg VM_EARLY_MODULES=virtio_console ;;
+	ppc64el)
+		VM_ARCH=ppc64le VM_DEB_ARCH=ppc64el VM_QEMU=qemu-system-ppc64
+		VM_META=linux-image-powerpc64le:ppc64el VM_CROSS=powerpc64le-linux-gnu-
+		VM_KMAKE="ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu-"
+		vm_ppc64el_stock ;;
 	*)
-		vm_die "MODSECT_VM_KERNEL=$VM_PROFILE: not one of host, 6.12-amd64, 686-pae, arm64, armhf, s390x" ;;
+		vm_die "MODSECT_VM_KERNEL=$VM_PROFILE: not one of host, 6.12-amd64, 686-pae, arm64, armhf, s390x, ppc64el" ;;
 	esac
 }
 
@@ -81,9 +90,12 @@ vm_profile_pkgs() {
 	s390x) vm_need_pkgs qemu-system-s390x:qemu-system-misc \
 		s390x-linux-gnu-gcc:gcc-s390x-linux-gnu \
 		s390x-linux-gnu-strip:binutils-s390x-linux-gnu ;;
+	ppc64el) vm_need_pkgs qemu-system-ppc64:qemu-system-ppc \
+		powerpc64le-linux-gnu-gcc:gcc-powerpc64le-linux-gnu \
+		powerpc64le-linux-gnu-strip:binutils-powerpc64le-linux-gnu ;;
 	esac
 	case $VM_PROFILE in
-	686-pae | arm64 | armhf | s390x) vm_need_pkgs gdb-multiarch:gdb-multiarch ;;
+	686-pae | arm64 | armhf | s390x | ppc64el) vm_need_pkgs gdb-multiarch:gdb-multiarch ;;
 	esac
 	# Kbuild runs pahole for the BTF of modules of kernels built with it.
 	[ "$VM_PROFILE" = host ] ||
@@ -151,6 +163,7 @@ vm_fetch_kernel() {
 	for p in "$dl"/*.deb; do
 		dpkg-deb -x "$p" "$root" || vm_die "dpkg-deb -x $p failed"
 	done
+	vm_ppc64el_image "$root"
 	[ -e "$root/boot/vmlinuz-$VM_KREL" ] || vm_die "$image has no boot/vmlinuz-$VM_KREL"
 	# The headers include the common tree by its installed path.
 	sed -i "s|/usr/src/|$root/usr/src/|" "$root/usr/src/linux-headers-$VM_KREL/Makefile"
@@ -160,6 +173,22 @@ vm_fetch_kernel() {
 	rm -rf "$dl"
 	echo "$image $ver" >"$root/.stamp"
 	vm_log "kernel $VM_KREL ($ver) in $root"
+}
+
+# vm_ppc64el_stock: the stock modules less qemu_fw_cfg: QEMU's pseries
+# has no fw_cfg (nor its vmcoreinfo device), and Debian's ppc64el kernel
+# no CONFIG_FW_CFG_SYSFS.
+vm_ppc64el_stock() {
+	# shellcheck disable=SC2086 # the list, one word a module
+	VM_STOCK_MODULES=$(printf '%s\n' $VM_STOCK_MODULES | grep -vx qemu_fw_cfg | tr '\n' ' ')
+}
+
+# vm_ppc64el_image ROOT: Debian's powerpc images are the ELF vmlinux
+# (boot/vmlinux-REL; QEMU's pseries boots it with -kernel): named
+# vmlinuz-REL as the other profiles' images are.
+vm_ppc64el_image() {
+	[ "$VM_PROFILE" = ppc64el ] && [ -e "$1/boot/vmlinux-$VM_KREL" ] || return 0
+	ln -sfn "vmlinux-$VM_KREL" "$1/boot/vmlinuz-$VM_KREL"
 }
 
 # vm_qemu_machine: the emulator's machine and serial arguments, in the
@@ -207,12 +236,31 @@ vm_qemu_machine() {
 			-chardev "pipe,id=s2,path=$run/trigger"
 			-device virtconsole,chardev=s1,nr=1
 			-device virtconsole,chardev=s2,nr=2) ;;
+	ppc64le) vm_ppc64el_machine "$run" ;;
 	*)
 		VM_CONSOLE=ttyS0
 		VM_QEMU_ARGS=(-serial "file:$run/console.log"
 			-serial "file:$run/serial1.log"
 			-serial "pipe:$run/trigger") ;;
 	esac
+}
+
+# vm_ppc64el_machine RUN: pseries (POWER9, radix MMU under TCG); the
+# console is the hypervisor's virtual terminal, hvc0 (spapr-vty, made of
+# the first -serial); as on arm64 a 4-port PCI 16550 card gives ttyS0-3
+# (pseries has no legacy ports), ports 2 and 3 ttyS1 and ttyS2.  No
+# vmcoreinfo device: it needs fw_cfg.  The caps off are the Spectre
+# mitigations TCG cannot emulate (QEMU warns about each otherwise).
+vm_ppc64el_machine() {
+	VM_CONSOLE=hvc0
+	VM_VMCOREINFO=()
+	# shellcheck disable=SC2054 # commas inside QEMU option values
+	VM_QEMU_ARGS=(-M pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off
+		-cpu "${MODSECT_VM_CPU:-power9}"
+		-serial "file:$1/console.log"
+		-chardev "file,id=s1,path=$1/serial1.log"
+		-chardev "pipe,id=s2,path=$1/trigger"
+		-device pci-serial-4x,chardev2=s1,chardev3=s2)
 }
 
 # vm_gdb: the gdb that debugs the guest from this host.

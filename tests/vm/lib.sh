@@ -214,6 +214,7 @@ vm_gdb_arch() {
 	aarch64) echo aarch64 ;;
 	armv7l) echo arm ;;
 	s390x) echo s390:64-bit ;;
+	ppc64le) echo powerpc:common64 ;;
 	esac
 }
 
@@ -233,6 +234,7 @@ vm_lldb_arch() {
 	case $VM_ARCH in
 	i686) echo i386 ;;
 	armv7l) echo armv7 ;;
+	ppc64le) echo powerpc64le ;;
 	*) echo "$VM_ARCH" ;;
 	esac
 }

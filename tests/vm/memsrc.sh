@@ -108,8 +108,12 @@ REMOTE=127.0.0.1:$VM_GDB_PORT
 # tables through the addresses they translate), which lib/target/vmcore.c must
 # name.  Nothing else here applies to it.
 if ! vm_kconfig DEBUG_INFO_BTF; then
+	# ppc64: modsect finds no kernel in memory without its image (as
+	# kernel.sh); given it, what it lacks is BTF.
+	IMG=()
+	[ "$VM_ARCH" != ppc64le ] || IMG=(--kernel-image "$VM_KERNEL")
 	expect_refused nobtf "capture --remote of a kernel without BTF refused, naming BTF" 'BTF' -- \
-		"$MS" capture --remote "$REMOTE" -o "$W/nobtf.txt"
+		"$MS" capture --remote "$REMOTE" "${IMG[@]}" -o "$W/nobtf.txt"
 	if [ "$VM_ARCH" = i686 ]; then
 		vm_dump "$W/core.elf" elf
 		m=$(echo "$MODS" | head -n 1)

@@ -101,14 +101,14 @@ for m in $MODS; do
 	awk -v m="$m" '$4 == "[" m "]" { print $1, $3 }' "$VM_RUN/kallsyms.txt" >"$W/sym/$m.kall"
 	{
 		readelf -SW "$f" | awk '/^ *\[ *[0-9]+\]/ { s = $0; sub(/^ *\[ */, "", s); n = s; sub(/\].*/, "", n); sub(/^[0-9]+\] */, "", s); split(s, w, " "); print "S", n, w[1], w[5] }'
-		readelf -sW "$f" | awk '$1 ~ /^[0-9]+:$/ && $7 ~ /^[0-9]+$/ && $4 != "SECTION" && $4 != "FILE" && $8 != "" { print "Y", $7, $8 }'
+		vm_elf_syms "$f"
 	} >"$W/sym/$m.elf"
 	awk '$1 == "Y" { print $3 }' "$W/sym/$m.elf" | sort -u >"$W/sym/$m.defs"
 	# A symbol of an empty section (6.12's __start_alloc_tags and
 	# __stop_alloc_tags in a module with no .data) has a kallsyms address,
 	# but sysfs lists no empty section (the kernel's add_sect_attrs skips
 	# them), so no map says where it is: such names go to M.empty.
-	awk -v m="$m" -v empty="$W/sym/$m.empty" '
+	awk -v m="$m" -v empty="$W/sym/$m.empty" -v keepinit="$(vm_init_kept)" '
 		FILENAME ~ /\.elf$/ && $1 == "S" { sec[$2] = $3; esec[$2] = ($4 ~ /^0+$/); next }
 		FILENAME ~ /\.elf$/ && $1 == "Y" { nf[$3]++; fsec[$3] = sec[$2]; fempty[$3] = esec[$2]; next }
 		{ nk[$2]++; addr[$2] = $1; order[++n] = $2 }
@@ -120,7 +120,7 @@ for m in $MODS; do
 				if (s ~ /^\.LC/ || s ~ /^__UNIQUE_ID_/ || s ~ /^_note_/ || s ~ /^\$[atdx](\.|$)/) continue
 				if (!(s in nf)) continue
 				if (nf[s] != 1 || nk[s] != 1) { dup++; continue }
-				if (fsec[s] ~ /^\.init\./) continue
+				if (fsec[s] ~ /^\.init\./ && !keepinit) continue
 				if (fempty[s]) { print s, addr[s], fsec[s] >empty; continue }
 				print s, addr[s], fsec[s]
 			}

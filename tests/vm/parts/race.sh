@@ -50,11 +50,13 @@ race_table() { awk -v m="$1" "$race_a16"' $2 ~ /^0x[0-9a-f]+$/ && $NF != "percpu
 race_sh() { awk "$race_a16"' { print $1, $2, a16($3) }' "$1"; }
 # "M NAME ADDR" on stdin -> sorted "M NAME core|init DELTA"
 race_layout() {
-	awk 'function h(s,  i, v) { v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+	# .init.* are laid out with the core where the loader frees none
+	# (ppc64le, vm_init_kept).
+	awk -v keepinit="$(vm_init_kept)" 'function h(s,  i, v) { v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
 		{
 			a = tolower($3); sub(/^0x/, "", a); n++
 			mod[n] = $1; nm[n] = $2; hi[n] = substr(a, 1, length(a) - 8); lo[n] = h(substr(a, length(a) - 7))
-			g[n] = ($2 ~ /^\.init\./ || $2 == ".symtab" || $2 == ".strtab") ? "init" : "core"
+			g[n] = (($2 ~ /^\.init\./ && !keepinit) || $2 == ".symtab" || $2 == ".strtab") ? "init" : "core"
 			k = $1 " " g[n]
 			if (g[n] == "core" ? $2 == ".text" : (!(k in bl) || hi[n] < bh[k] || (hi[n] == bh[k] && lo[n] < bl[k]))) {
 				bh[k] = hi[n]; bl[k] = lo[n]
@@ -95,8 +97,8 @@ race_ksyms() {
 # The module file's symbols: "NAME SECTION VALUE"
 race_elfsyms() {
 	readelf -SW "$1" | sed -n 's/^ *\[ *\([0-9]*\)\] \([^ ]*\) .*/\1 \2/p' >"$RC/elfsecs.tmp"
-	readelf -sW "$1" | awk 'FILENAME == ARGV[1] { sn[$1] = $2; next }
-		$1 ~ /^[0-9]+:$/ && $7 ~ /^[0-9]+$/ && $8 != "" && ($7 in sn) { print $8, sn[$7], $2 }' "$RC/elfsecs.tmp" -
+	vm_elf_syms "$1" | awk 'FILENAME == ARGV[1] { sn[$1] = $2; next }
+		($2 in sn) { print $3, sn[$2], $4 }' "$RC/elfsecs.tmp" -
 }
 # A stderr line that reports a race module gone while it was read.
 race_gone_re="(unloaded|vanished|went away|gone|no longer|disappeared|left out)"
