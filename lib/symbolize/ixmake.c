@@ -107,7 +107,7 @@ static int build(struct smod *sm, void **buf, size_t *len, uint64_t *size,
 		if (!r)
 			r = functab_index(om, &xs, w);
 		if (!r)
-			r = srcline_index(om->dm, &xs, w);
+			r = srcline_index(om, &xs, w);
 		if (r)
 			r = ms_err_errno(err, -r, "index of %s", l->mod->name);
 	}

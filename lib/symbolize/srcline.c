@@ -3,13 +3,22 @@
  * An address's source line: libdwfl's answer from the line table, kept
  * to the CU the address is in where that matters, or an index's row.
  *
- * Into an index: libdwfl answers a line (dwfl_module_getsrc) with the
- * last row at or before the address in the line table of the CU whose
- * aranges hold it, or none if that row ends a sequence. The answer can
- * change only at a row's address or at an arange's bounds; between two
- * such points it is the answer at the first. So the index asks libdwfl
- * at every such point and keeps the answers: the same answers, found
- * without the DWARF.
+ * libdwfl finds an address's CU only through .debug_aranges, and clang
+ * writes none unless given -gdwarf-aranges (which the kernel's
+ * scripts/Makefile.debug does not pass: -g and -gdwarf-4 or -gdwarf-5
+ * only), so a module built with LLVM=1 had no lines at all. The CUs that
+ * .debug_aranges leave out are found by their own ranges instead
+ * (DW_AT_low_pc/high_pc, DW_AT_ranges, DWARF 5's rnglists, as libdw
+ * reads them), and the line taken from that CU's table as libdwfl
+ * would take it (dwarf_getsrc_die does the same search). With complete
+ * .debug_aranges (gcc's) the table is empty and libdwfl answers alone.
+ *
+ * Into an index: the answer is the last row at or before the address in
+ * the line table of the CU whose ranges (or aranges) hold it, or none if
+ * that row ends a sequence. The answer can change only at a row's
+ * address or at a range's or arange's bounds; between two such points it
+ * is the answer at the first. So the index asks at every such point and
+ * keeps the answers: the same answers, found without the DWARF.
  */
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -17,6 +26,18 @@
 #include <stdlib.h>
 
 #include "symbolize-int.h"
+
+/*
+ * A range of a CU that .debug_aranges do not hold; max_hi: the largest hi
+ * of this entry and those before it, which bounds the walk back.
+ */
+struct curange {
+	uint64_t lo, hi, max_hi;
+	Dwarf_Die *cu; /* libdwfl's, which lives as long as the module */
+};
+
+/* At most this many (24 bytes each): 6 MiB for a module of any size. */
+#define CURANGES_MAX 262144
 
 /* The ranges of the last CU checked, for the next address (if it fits). */
 #define CUSPANS_MAX 32
@@ -75,32 +96,155 @@ static bool in_cu(Dwfl_Module *dm, Dwarf_Die *cu, uint64_t addr,
 	return false;
 }
 
-/*
- * libdwfl's line at addr, with own_cu only one of the CU holding addr;
- * c (zeroed before the first call, or NULL) keeps that CU's ranges.
- */
-static Dwfl_Line *getsrc(Dwfl_Module *dm, uint64_t addr, bool own_cu,
-			 struct cuspans *c)
+/* Whether one arange of the CU at cuoff holds all of [lo, hi). */
+static bool in_aranges(Dwarf_Aranges *ar, Dwarf_Addr lo, Dwarf_Addr hi,
+		       Dwarf_Off cuoff)
 {
-	Dwfl_Line *line = dwfl_module_getsrc(dm, addr);
+	Dwarf_Arange *a = ar ? dwarf_getarange_addr(ar, lo) : NULL;
+	Dwarf_Addr start;
+	Dwarf_Word len;
+	Dwarf_Off off;
 
+	return a && dwarf_getarangeinfo(a, &start, &len, &off) == 0 &&
+	       off == cuoff && hi - start <= len;
+}
+
+/* The ranges of cu that ar does not hold, into sm's table. */
+static int add_cu(struct smod *sm, Dwarf_Die *cu, Dwarf_Aranges *ar)
+{
+	Dwarf_Addr base, lo, hi;
+	Dwarf_Off cuoff = dwarf_dieoffset(cu);
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+		if (lo >= hi || in_aranges(ar, lo, hi, cuoff))
+			continue;
+		if (sm->ncur == CURANGES_MAX) {
+			sm->cur_over = true;
+			return 0;
+		}
+		/* Out of memory: checked as if over (see getsrc). */
+		if (ms_reserve(&sm->cur, &sm->capcur, sm->ncur,
+			       sizeof(*sm->cur), 16) < 0) {
+			sm->cur_over = true;
+			return -ENOMEM;
+		}
+		sm->cur[sm->ncur++] = (struct curange){ lo, hi, 0, cu };
+	}
+	return 0;
+}
+
+static int cmp_cur(const void *a, const void *b)
+{
+	const struct curange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+int srcline_build(struct smod *sm)
+{
+	Dwarf_Aranges *ar = NULL;
+	Dwarf_Die *cu = NULL;
+	Dwarf *dw;
+	uint64_t max_hi = 0;
+	size_t nar;
+	int r = 0;
+
+	sm->cur_built = true;
+	if (sm->ix || !(dw = dwfl_module_getdwarf(sm->dm, &sm->cur_bias)))
+		return 0;
+	/* No .debug_aranges is no error: libdw gives none. */
+	if (dwarf_getaranges(dw, &ar, &nar) != 0)
+		ar = NULL;
+	while (!r && !sm->cur_over &&
+	       (cu = dwfl_module_nextcu(sm->dm, cu, &sm->cur_bias)))
+		r = add_cu(sm, cu, ar);
+	if (sm->ncur) /* qsort's base must not be NULL, even for none */
+		qsort(sm->cur, sm->ncur, sizeof(*sm->cur), cmp_cur);
+	for (size_t i = 0; i < sm->ncur; i++) {
+		if (sm->cur[i].hi > max_hi)
+			max_hi = sm->cur[i].hi;
+		sm->cur[i].max_hi = max_hi;
+	}
+	return r;
+}
+
+void srcline_free(struct smod *sm)
+{
+	free(sm->cur);
+	sm->cur = NULL;
+	sm->ncur = sm->capcur = 0;
+}
+
+/*
+ * Whether sm's table has a CU whose ranges hold addr (a DWARF address),
+ * into *cu; *cu NULL if two CUs claim it, which no answer then fits.
+ */
+static bool table_cu(const struct smod *sm, Dwarf_Addr addr, Dwarf_Die **cu)
+{
+	size_t i = MS_UPPER_BOUND(sm->cur, sm->ncur, lo, addr);
+	bool hit = false;
+
+	*cu = NULL;
+	while (i-- > 0 && sm->cur[i].max_hi > addr) {
+		if (addr >= sm->cur[i].hi)
+			continue;
+		if (hit && *cu != sm->cur[i].cu) {
+			*cu = NULL;
+			return true;
+		}
+		*cu = sm->cur[i].cu;
+		hit = true;
+	}
+	return hit;
+}
+
+/*
+ * The line at addr, with own_cu only one of the CU holding addr; c
+ * (zeroed before the first call, or NULL) keeps that CU's ranges.
+ */
+static Dwarf_Line *getsrc(const struct smod *sm, uint64_t addr, bool own_cu,
+			  struct cuspans *c)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
+	Dwfl_Line *line;
+
+	/* A CU .debug_aranges leave out: its line, from its own table. */
+	if (sm->ncur && table_cu(sm, addr - sm->cur_bias, &cu))
+		return cu ? dwarf_getsrc_die(cu, addr - sm->cur_bias) : NULL;
+	line = dwfl_module_getsrc(sm->dm, addr);
 	/*
 	 * libdwfl gives an address past every range of a CU (the padding
 	 * after its last function) to the CU before it in the layout at
 	 * hand, so that its line depends on where other sections are.
 	 * Outside a function, a line is taken only from the CU the address
-	 * is in, which is the same in every layout (and in the index).
+	 * is in, which is the same in every layout (and in the index); and
+	 * everywhere when the table could not hold every CU .debug_aranges
+	 * leave out (the address may be in one of those).
 	 */
-	return line && own_cu && !in_cu(dm, dwfl_linecu(line), addr, c) ?
-		       NULL :
-		       line;
+	if (line && (own_cu || sm->cur_over) &&
+	    !in_cu(sm->dm, dwfl_linecu(line), addr, c))
+		return NULL;
+	return line ? dwfl_dwarf_line(line, &bias) : NULL;
+}
+
+/* line's file, line and column into f (f->file NULL if it has none). */
+static void line_info(Dwarf_Line *line, struct ms_frame *f)
+{
+	int lineno = 0, col = 0;
+
+	f->file = dwarf_linesrc(line, NULL, NULL);
+	dwarf_lineno(line, &lineno);
+	dwarf_linecol(line, &col);
+	f->line = lineno;
+	f->col = col;
 }
 
 void srcline_find(const struct smod *sm, uint64_t addr, bool in_fn,
 		  struct ms_frame *f)
 {
-	Dwfl_Line *line;
-	int lineno = 0, col = 0;
+	Dwarf_Line *line;
 	uint16_t sec;
 	uint32_t off;
 
@@ -110,12 +254,9 @@ void srcline_find(const struct smod *sm, uint64_t addr, bool in_fn,
 				     SIZE_MAX, f);
 		return;
 	}
-	line = getsrc(sm->dm, addr, !in_fn, NULL);
-	if (!line)
-		return;
-	f->file = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
-	f->line = lineno;
-	f->col = col;
+	line = getsrc(sm, addr, !in_fn, NULL);
+	if (line)
+		line_info(line, f);
 }
 
 struct points {
@@ -184,20 +325,21 @@ static int change_points(Dwfl_Module *dm, const struct ixsecs *xs,
 	return r;
 }
 
-int srcline_index(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w)
+int srcline_index(struct smod *sm, const struct ixsecs *xs, struct ixw *w)
 {
 	struct points p = { 0 };
 	struct ix_row last = { .sec = UINT16_MAX };
 	struct cuspans cus = { 0 };
-	int r = change_points(dm, xs, &p);
+	int r = sm->cur_built ? 0 : srcline_build(sm);
 
+	if (!r)
+		r = change_points(sm->dm, xs, &p);
 	if (!r)
 		ms_sort_u64(p.v, p.n);
 	for (size_t i = 0; !r && i < p.n; i++) {
 		struct ix_row row = { .file = IX_NONE };
-		Dwfl_Line *line;
-		const char *file;
-		int lineno = 0, col = 0;
+		struct ms_frame f = { 0 };
+		Dwarf_Line *line;
 
 		if ((i > 0 && p.v[i] == p.v[i - 1]) ||
 		    !ixsecs_find(xs, p.v[i], false, &row.sec, &row.off))
@@ -206,15 +348,13 @@ int srcline_index(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w)
 		 * What srcline_find answers outside a function; inside one
 		 * the address is in its CU, and the two answers are the same.
 		 */
-		line = getsrc(dm, p.v[i], true, &cus);
-		file = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL,
-					    NULL) :
-			      NULL;
+		line = getsrc(sm, p.v[i], true, &cus);
 		if (line) {
+			line_info(line, &f);
 			row.found = true;
-			row.file = file ? ixw_str(w, file) : IX_NONE;
-			row.line = lineno;
-			row.col = col;
+			row.file = f.file ? ixw_str(w, f.file) : IX_NONE;
+			row.line = f.line;
+			row.col = f.col;
 		}
 		/* A row that says what the one before says adds nothing. */
 		if (row.sec == last.sec && row.found == last.found &&

@@ -14,7 +14,8 @@
  *   tables.c     sorted tables' keys; an index's entries in address order
  *   ixuse.c      a module's index found in the cache, placed in its layout
  *   ixfns.c      functions and inlined calls from an index
- *   srcline.c    source lines from libdwfl or an index; lines into one
+ *   srcline.c    source lines from libdwfl (or, for CUs .debug_aranges
+ *                leave out, by their own ranges) or an index; lines into one
  *   symtab.c     ELF symbols from libdwfl or an index; symbols into one
  *   functab.c    functions and inlined calls from the DWARF (or ixfns.c);
  *                functions into an index
@@ -42,6 +43,7 @@ struct sym {
 
 struct inl;
 struct top;
+struct curange;
 
 /* A function's part (one range of its code), from the DWARF or an index. */
 struct fn {
@@ -92,6 +94,18 @@ struct smod {
 	struct ixsecs ix_secs;
 	struct ixlookup ix_lines;
 	bool ix_want; /* no index yet: make one on first use */
+	/*
+	 * The ranges of the CUs' own DIEs that .debug_aranges leave out, by
+	 * lo (srcline.c): libdwfl finds a line's CU only through
+	 * .debug_aranges, which clang writes only with -gdwarf-aranges.
+	 * Built with the other tables; cur_over: there were more than the
+	 * table holds, or no memory for them (each answer of libdwfl is then
+	 * checked against its CU).
+	 */
+	struct curange *cur;
+	size_t ncur, capcur;
+	Dwarf_Addr cur_bias;
+	bool cur_built, cur_over;
 	void *image; /* the file libdwfl reads, mapped (symbolize.c) */
 	size_t image_len;
 };
@@ -167,8 +181,14 @@ int ixfns_frames(const struct smod *sm, struct fn *fn, uint64_t addr,
  */
 void srcline_find(const struct smod *sm, uint64_t addr, bool in_fn,
 		  struct ms_frame *f);
-/* Every line answer of the module, as libdwfl gives it, into w. */
-int srcline_index(Dwfl_Module *dm, const struct ixsecs *xs, struct ixw *w);
+/*
+ * The ranges of the CUs .debug_aranges leave out (sm->cur), from the
+ * DWARF (none with an index): 0 or -ENOMEM. srcline_free frees them.
+ */
+int srcline_build(struct smod *sm);
+void srcline_free(struct smod *sm);
+/* Every line answer of the module, as srcline_find gives it, into w. */
+int srcline_index(struct smod *sm, const struct ixsecs *xs, struct ixw *w);
 
 /* ---- ELF symbols (symtab.c) ---- */
 

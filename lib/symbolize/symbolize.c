@@ -202,6 +202,7 @@ void ms_symbolizer_free(struct ms_symbolizer *s)
 	for (size_t i = 0; i < s->nmods; i++) {
 		functab_free(s->mods[i]);
 		symtab_free(s->mods[i]);
+		srcline_free(s->mods[i]);
 		ix_detach(s->mods[i]);
 		if (s->mods[i]->image)
 			munmap(s->mods[i]->image, s->mods[i]->image_len);
@@ -479,6 +480,8 @@ int ms_symbolize(struct ms_symbolizer *s, uint64_t addr, unsigned int flags,
 	/* Padding is none of the function's code: its frame is not named so. */
 	name = res->symbol && !res->past_end ? res->symbol : NULL;
 	if (!sm->built && functab_build(sm) < 0)
+		return no_tables(sm, err);
+	if (!sm->cur_built && srcline_build(sm) < 0)
 		return no_tables(sm, err);
 	fn = functab_find(sm, look);
 	if (!fn) {
