@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		for (size_t j = 0; j < m->nsections; j++) {
 			(void)ms_check_name("section", m->sections[j].name,
 					    &err);
-			(void)ms_section_is_init(m->sections[j].name);
+			(void)ms_section_is_init(0, m->sections[j].name);
 		}
 	}
 	if (ms_buf_open(&b, &err) == 0) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "target/rsp.h"
 
 static void decode(const char *raw, size_t n, char *out)

@@ -176,6 +176,9 @@ frame "[   12.000110]  " "[<$PCA>] $PCF" " " "$PC"
 frame "[   12.000120] (" "[<$RETA>] $RETF" ")" $((RET - 1))
 frame "[   12.000130]  " "[<$RETA>] $RETF" " " $((RET - 1))
 pass "[   12.000140]  [<0000000000a2206a>] do_one_initcall+0x62/0x88 "
+# The last branch taken (show_last_breaking_event): its own address, exact.
+pass "[   12.000145] Last Breaking-Event-Address:"
+frame "[   12.000146]  " "[<$RETA>] $RETF" " " "$RET"
 pass "[   12.000150] ---[ end trace 0000000000000000 ]---"
 # dump_stack(): no register dump, so the first entry is a return address.
 pass "[   13.000000] Call Trace:"

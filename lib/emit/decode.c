@@ -44,6 +44,7 @@ struct ms_decoder {
 	bool warn_returns; /* a WARNING's "at" is a return address (32-bit ARM) */
 	bool have_pc; /* pc holds the last register dump's pc */
 	bool trace_first; /* the next frame is a "Call trace:"'s first */
+	bool last_break; /* the next line's frame is s390's last branch */
 	struct ms_logframe pc;
 	struct hit hits[LINE_FRAMES]; /* the current line's, off the stack */
 };
@@ -289,7 +290,7 @@ static int decode_line(struct ms_decoder *rep, FILE *out,
 		       struct ms_err *err)
 {
 	struct ms_logframe f;
-	bool first = rep->trace_first;
+	bool first = rep->trace_first, last_break = rep->last_break;
 	size_t n = 0;
 
 	if (ln->piece) {
@@ -300,6 +301,7 @@ static int decode_line(struct ms_decoder *rep, FILE *out,
 	}
 	if (ms_log_trace_start(line))
 		rep->trace_first = true;
+	rep->last_break = ms_log_last_break(line);
 	for (size_t at = 0; n < LINE_FRAMES && ms_log_frame(line, at, &f);
 	     at = f.end) {
 		struct hit *h = &rep->hits[n];
@@ -308,6 +310,8 @@ static int decode_line(struct ms_decoder *rep, FILE *out,
 		track(rep, &f, &first);
 		if (f.warning && rep->warn_returns)
 			f.exact = false;
+		if (last_break)
+			f.exact = true;
 		h->f = f;
 		rc = locate(rep->z, rep->map, rep->pac, &h->f, &h->r, err);
 		if (rc < 0)

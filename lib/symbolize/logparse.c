@@ -121,6 +121,12 @@ static const struct {
 	{ "BUG: KASan: ", SITE_RETURN }, /* before 4.x */
 	{ "BUG: ", SITE_EXACT },
 	{ "kernel BUG at ", SITE_EXACT },
+	/*
+	 * s390: the last branch taken, where the PSW came from (arch/s390/
+	 * kernel/dumpstack.c show_last_breaking_event), an instruction's
+	 * own address; 6.1 prints it on the next line (ms_log_last_break).
+	 */
+	{ "Last Breaking-Event-Address:", SITE_EXACT },
 };
 
 /*
@@ -517,4 +523,12 @@ bool ms_machine_arm64(const char *machine)
 	return machine && (strcmp(machine, "aarch64") == 0 ||
 			   strcmp(machine, "aarch64_be") == 0 ||
 			   strcmp(machine, "arm64") == 0);
+}
+
+bool ms_log_last_break(const char *line)
+{
+	struct ms_logframe f;
+	const char *p = strstr(line, "Last Breaking-Event-Address:");
+
+	return p && !ms_log_frame(line, (size_t)(p - line), &f);
 }

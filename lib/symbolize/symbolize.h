@@ -135,6 +135,11 @@ struct ms_logframe {
 int ms_log_frame(const char *line, size_t from, struct ms_logframe *f);
 /* arm64's "Call trace:" header, whose first entry is the regs' pc. */
 bool ms_log_trace_start(const char *line);
+/*
+ * s390's "Last Breaking-Event-Address:" with its address on the next
+ * line, which is exact (the branch's own), not a return address.
+ */
+bool ms_log_last_break(const char *line);
 /* The architecture (uname -m) a line of a report shows, or NULL. */
 const char *ms_log_machine(const char *line);
 /*

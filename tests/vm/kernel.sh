@@ -387,12 +387,15 @@ eu-readelf -s "$KO" | awk '$4 == "FUNC" { print $8, $7, $2 }' >"$DC/funcs"
 # (arch/arm/include/asm/bug.h has no __WARN_FLAGS; kernel/panic.c).
 # s390x: the PSW address (Krnl PSW) is where execution was, and so is the
 # first entry of the "Call Trace:" after it when it is that frame
-# (arch/s390/kernel/unwind_bc.c starts from the regs).  IPRE: where the
+# (arch/s390/kernel/unwind_bc.c starts from the regs), and the frame on
+# the line after "Last Breaking-Event-Address:", the last branch taken
+# (dumpstack.c show_last_breaking_event).  IPRE: where the
 # frame's "(inlined)" lines start, at its raw "[<address>] " if it has one.
 awk -v re="$FR_RE" -v warnret="$([ "$VM_ARCH" = armv7l ] && echo 1 || echo 0)" '
 /Call Trace:/ { first = 1 }
 {
 	line = $0; base = 0
+	lbe = prevlbe; prevlbe = ($0 ~ /Last Breaking-Event-Address: *$/)
 	while (match(line, re)) {
 		rs = RSTART; rl = RLENGTH
 		f = substr(line, rs, rl); pre = base + rs - 1
@@ -400,6 +403,7 @@ awk -v re="$FR_RE" -v warnret="$([ "$VM_ARCH" = armv7l ] && echo 1 || echo 0)" '
 		ex = ($0 ~ /RIP: / || $0 ~ /EIP: / || $0 ~ / pc : / || $0 ~ /Krnl PSW : / || $0 ~ / NIP \[/ || $0 ~ /--- interrupt: / || ($0 ~ /WARNING: / && !warnret)) ? 1 : 0
 		if ($0 ~ /Krnl PSW : /) psw = f
 		if (first && f == psw) ex = 1
+		if (lbe) ex = 1
 		first = 0
 		ipre = pre
 		if (match(substr($0, 1, pre), /\[<[0-9a-f]+>\] $/)) ipre = RSTART - 1
