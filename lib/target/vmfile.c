@@ -273,6 +273,6 @@ int vmcore_check_elf_shstrtab(int fd, const char *path, struct ms_err *err)
 		err, MS_E_INPUT, EINVAL,
 		"vmcore %s: its section-header string table (%" PRIu64
 		" bytes at offset %" PRIu64
-		") is not inside the file of %jd bytes: a corrupt ELF header (QEMU 7.2 writes one for a little-endian ppc64 guest, marked big-endian)",
+		") is not inside the file of %jd bytes: a corrupt ELF header (QEMU 7.2's dumps of ppc64le and s390x guests say big-endian but write their section header little-endian)",
 		path, size, off, (intmax_t)st.st_size);
 }
