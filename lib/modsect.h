@@ -28,5 +28,6 @@
 #include "module/module.h"
 #include "symbolize/symbolize.h"
 #include "emit/emit.h"
+#include "serve/serve.h"
 
 #endif

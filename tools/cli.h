@@ -31,6 +31,7 @@ enum {
 	OPT_KERNEL = 1 << 13,
 	OPT_MEMORY = 1 << 14, /* --remote, --vmcore, --kernel-image, ... */
 	OPT_INDEX = 1 << 15, /* --no-index */
+	OPT_SERVE = 1 << 16, /* --kcore, --listen */
 #ifdef MODSECT_STATIC
 	OPT_SOURCE = OPT_ROOT | OPT_CAPTURE,
 #else
@@ -54,6 +55,8 @@ struct opts {
 	bool kallsyms; /* --kallsyms: capture the core kernel's symbols */
 	bool btf; /* --btf: capture the core kernel's BTF */
 	bool kernel; /* --kernel: gdb/lldb load the core kernel's symbols too */
+	bool kcore; /* --kcore: serve /proc/kcore */
+	const char *listen; /* --listen HOST:PORT */
 	char **args; /* positional arguments */
 	int nargs;
 };
@@ -145,5 +148,6 @@ int do_debuginfo(struct run *run);
 int do_resolve(struct run *run);
 int do_decode(struct run *run);
 int do_kallsyms(struct run *run);
+int do_serve(struct run *run);
 
 #endif

@@ -82,6 +82,15 @@ static const struct optdef options[] = {
 	  .help = "with --remote or --vmcore and --all: only the module whose struct module is at ADDR",
 	  .kind = O_ADDR, .off = OFF(module_at),
 	  .bad = "--module-at takes an address, not '%s'" },
+	{ .lo = { "kcore", no_argument, 0, 'W' },
+	  .flag = OPT_SERVE,
+	  .help = "the running kernel's memory, /proc/kcore (read-only)",
+	  .kind = O_FLAG, .off = OFF(kcore) },
+	{ .lo = { "listen", required_argument, 0, 'P' },
+	  .flag = OPT_SERVE,
+	  .arg = "HOST:PORT",
+	  .help = "wait for the debugger on this TCP address, not on stdin and stdout",
+	  .kind = O_STR, .off = OFF(listen) },
 #endif
 	{ .lo = { "moddir", required_argument, 0, 'm' },
 	  .flag = OPT_MODDIR,
@@ -269,9 +278,11 @@ static int store(const struct cmd *c, const struct optdef *d, const char *arg,
 /* What options exclude or need of each other, and the arguments' count. */
 static int check(const struct cmd *c, const struct opts *o)
 {
-	if (!!o->root + !!o->capture + !!o->remote + !!o->vmcore > 1)
+	if (!!o->root + !!o->capture + !!o->remote + !!o->vmcore + o->kcore > 1)
 		return usage_error(c, "%s",
-				   "--root, --capture, --remote and --vmcore exclude each other");
+				   "--root, --capture, --remote, --vmcore and --kcore exclude each other");
+	if ((c->opts & OPT_SERVE) && !o->vmcore && !o->kcore && !o->remote)
+		return usage_error(c, "%s", "give --vmcore FILE or --kcore");
 	if (o->module_at && ((!o->remote && !o->vmcore) || !o->all))
 		return usage_error(c, "%s",
 				   "--module-at goes with --all and --remote or --vmcore");

@@ -11,14 +11,7 @@
 
 #include "kmem-int.h"
 
-struct kstruct {
-	const struct btf *btf;
-	const char *name, *release;
-	int id;
-	size_t size;
-};
-
-static int find_struct(const struct btf *btf, const char *name,
+int kstruct_find(const struct btf *btf, const char *name,
 		       const char *release, bool optional, struct kstruct *s,
 		       struct ms_err *err)
 {
@@ -83,7 +76,7 @@ static bool find_member(const struct btf *btf, unsigned int tid,
 }
 
 /* A member by dotted path ("battr.attr.name"). */
-static int field(const struct kstruct *s, const char *path, bool optional,
+int kstruct_field(const struct kstruct *s, const char *path, bool optional,
 		 struct kfield *f, struct ms_err *err)
 {
 	char buf[128], *part, *save = NULL;
@@ -149,23 +142,23 @@ static int module_fields(const struct btf *btf, const char *rel,
 			 struct klayout *l, struct ms_err *err)
 {
 	struct kstruct s, lh;
-	int r = find_struct(btf, "module", rel, false, &s, err);
+	int r = kstruct_find(btf, "module", rel, false, &s, err);
 
 	if (!r)
-		r = find_struct(btf, "list_head", rel, false, &lh, err);
+		r = kstruct_find(btf, "list_head", rel, false, &lh, err);
 	if (r)
 		return r;
 	l->mod_size = s.size;
-	if (!(r = field(&s, "state", false, &l->mod_state, err)) &&
-	    !(r = field(&s, "list", false, &l->mod_list, err)) &&
-	    !(r = field(&s, "name", false, &l->mod_name, err)) &&
-	    !(r = field(&s, "srcversion", true, &l->mod_srcversion, err)) &&
-	    !(r = field(&s, "kallsyms", true, &l->mod_kallsyms, err)) &&
-	    !(r = field(&s, "sect_attrs", false, &l->mod_sect_attrs, err)) &&
-	    !(r = field(&s, "notes_attrs", true, &l->mod_notes_attrs, err)) &&
-	    !(r = field(&s, "syms", true, &l->mod_syms, err)) &&
-	    !(r = field(&s, "num_syms", true, &l->mod_num_syms, err)))
-		r = field(&lh, "next", false, &l->list_next, err);
+	if (!(r = kstruct_field(&s, "state", false, &l->mod_state, err)) &&
+	    !(r = kstruct_field(&s, "list", false, &l->mod_list, err)) &&
+	    !(r = kstruct_field(&s, "name", false, &l->mod_name, err)) &&
+	    !(r = kstruct_field(&s, "srcversion", true, &l->mod_srcversion, err)) &&
+	    !(r = kstruct_field(&s, "kallsyms", true, &l->mod_kallsyms, err)) &&
+	    !(r = kstruct_field(&s, "sect_attrs", false, &l->mod_sect_attrs, err)) &&
+	    !(r = kstruct_field(&s, "notes_attrs", true, &l->mod_notes_attrs, err)) &&
+	    !(r = kstruct_field(&s, "syms", true, &l->mod_syms, err)) &&
+	    !(r = kstruct_field(&s, "num_syms", true, &l->mod_num_syms, err)))
+		r = kstruct_field(&lh, "next", false, &l->list_next, err);
 	if (r)
 		return r;
 	if (!(r = enum_value(btf, "module_state", "MODULE_STATE_LIVE", rel,
@@ -183,10 +176,10 @@ static int sect_fields(const struct btf *btf, const char *rel,
 		       struct klayout *l, struct ms_err *err)
 {
 	struct kstruct sas, sa, ba, nas;
-	int r = find_struct(btf, "module_sect_attrs", rel, false, &sas, err);
+	int r = kstruct_find(btf, "module_sect_attrs", rel, false, &sas, err);
 
 	if (!r)
-		r = find_struct(btf, "bin_attribute", rel, false, &ba, err);
+		r = kstruct_find(btf, "bin_attribute", rel, false, &ba, err);
 	/*
 	 * Before 6.14 each section is a struct module_sect_attr (battr,
 	 * address) and module_sect_attrs counts them in nsections; since
@@ -196,25 +189,25 @@ static int sect_fields(const struct btf *btf, const char *rel,
 	 * grp.bin_attrs.
 	 */
 	if (!r)
-		r = find_struct(btf, "module_sect_attr", rel, true, &sa, err);
+		r = kstruct_find(btf, "module_sect_attr", rel, true, &sa, err);
 	if (!r)
-		r = find_struct(btf, "module_notes_attrs", rel, true, &nas, err);
+		r = kstruct_find(btf, "module_notes_attrs", rel, true, &nas, err);
 	if (r)
 		return r;
 	l->sas_size = sas.size;
 	l->ba_size = ba.size;
-	if ((r = field(&sas, "nsections", true, &l->sas_nsections, err)) ||
-	    (r = field(&sas, "attrs", false, &l->sas_attrs, err)) ||
-	    (r = field(&sas, "grp.bin_attrs", true, &l->sas_grp_bin_attrs,
+	if ((r = kstruct_field(&sas, "nsections", true, &l->sas_nsections, err)) ||
+	    (r = kstruct_field(&sas, "attrs", false, &l->sas_attrs, err)) ||
+	    (r = kstruct_field(&sas, "grp.bin_attrs", true, &l->sas_grp_bin_attrs,
 		       err)) ||
-	    (r = field(&ba, "attr.name", false, &l->ba_name, err)) ||
-	    (r = field(&ba, "size", false, &l->ba_len, err)) ||
-	    (r = field(&ba, "private", false, &l->ba_private, err)))
+	    (r = kstruct_field(&ba, "attr.name", false, &l->ba_name, err)) ||
+	    (r = kstruct_field(&ba, "size", false, &l->ba_len, err)) ||
+	    (r = kstruct_field(&ba, "private", false, &l->ba_private, err)))
 		return r;
 	if (sa.id >= 0 && l->sas_nsections.found) {
 		l->sa_size = sa.size;
-		if ((r = field(&sa, "battr", false, &l->sa_battr, err)) ||
-		    (r = field(&sa, "address", false, &l->sa_address, err)))
+		if ((r = kstruct_field(&sa, "battr", false, &l->sa_battr, err)) ||
+		    (r = kstruct_field(&sa, "address", false, &l->sa_address, err)))
 			return r;
 	} else {
 		if (!l->sas_grp_bin_attrs.found)
@@ -233,8 +226,8 @@ static int sect_fields(const struct btf *btf, const char *rel,
 				  rel);
 	if (nas.id >= 0) {
 		l->nas_size = nas.size;
-		if ((r = field(&nas, "notes", false, &l->nas_notes, err)) ||
-		    (r = field(&nas, "attrs", false, &l->nas_attrs, err)))
+		if ((r = kstruct_field(&nas, "notes", false, &l->nas_notes, err)) ||
+		    (r = kstruct_field(&nas, "attrs", false, &l->nas_attrs, err)))
 			return r;
 	}
 	return 0;
@@ -244,24 +237,24 @@ static int sym_fields(const struct btf *btf, const char *rel,
 		      struct klayout *l, struct ms_err *err)
 {
 	struct kstruct mk, ks, uts;
-	int r = find_struct(btf, "mod_kallsyms", rel, true, &mk, err);
+	int r = kstruct_find(btf, "mod_kallsyms", rel, true, &mk, err);
 
 	if (!r)
-		r = find_struct(btf, "kernel_symbol", rel, true, &ks, err);
+		r = kstruct_find(btf, "kernel_symbol", rel, true, &ks, err);
 	if (!r)
-		r = find_struct(btf, "uts_namespace", rel, false, &uts, err);
+		r = kstruct_find(btf, "uts_namespace", rel, false, &uts, err);
 	if (r)
 		return r;
-	if ((r = field(&uts, "name.release", false, &l->uts_release, err)) ||
-	    (r = field(&uts, "name.machine", false, &l->uts_machine, err)))
+	if ((r = kstruct_field(&uts, "name.release", false, &l->uts_release, err)) ||
+	    (r = kstruct_field(&uts, "name.machine", false, &l->uts_machine, err)))
 		return r;
 	if (mk.id >= 0) {
 		l->mk_size = mk.size;
-		if ((r = field(&mk, "symtab", false, &l->mk_symtab, err)) ||
-		    (r = field(&mk, "num_symtab", false, &l->mk_num_symtab,
+		if ((r = kstruct_field(&mk, "symtab", false, &l->mk_symtab, err)) ||
+		    (r = kstruct_field(&mk, "num_symtab", false, &l->mk_num_symtab,
 			       err)) ||
-		    (r = field(&mk, "strtab", false, &l->mk_strtab, err)) ||
-		    (r = field(&mk, "typetab", false, &l->mk_typetab, err)))
+		    (r = kstruct_field(&mk, "strtab", false, &l->mk_strtab, err)) ||
+		    (r = kstruct_field(&mk, "typetab", false, &l->mk_typetab, err)))
 			return r;
 	}
 	if (ks.id >= 0) {
@@ -270,13 +263,13 @@ static int sym_fields(const struct btf *btf, const char *rel,
 		 * CONFIG_HAVE_ARCH_PREL32_RELOCATIONS (x86-64, arm64, ...)
 		 * stores offsets from the field itself (7290d5809571).
 		 */
-		if ((r = field(&ks, "value_offset", true, &l->ks_value, err)))
+		if ((r = kstruct_field(&ks, "value_offset", true, &l->ks_value, err)))
 			return r;
 		l->ks_prel32 = l->ks_value.found;
 		if (l->ks_prel32)
-			r = field(&ks, "name_offset", false, &l->ks_name, err);
-		else if (!(r = field(&ks, "value", false, &l->ks_value, err)))
-			r = field(&ks, "name", false, &l->ks_name, err);
+			r = kstruct_field(&ks, "name_offset", false, &l->ks_name, err);
+		else if (!(r = kstruct_field(&ks, "value", false, &l->ks_value, err)))
+			r = kstruct_field(&ks, "name", false, &l->ks_name, err);
 	}
 	return r;
 }

@@ -144,4 +144,66 @@ int ms_map_read_memory(const struct ms_mem_src *src, const char *only_module,
 		       unsigned int flags, struct ms_map **ret,
 		       struct ms_err *err);
 
+/* ---- the kernel kept open: its tasks (kmap.c, ktask.c) ---- */
+
+/*
+ * A kernel found in memory as ms_map_read_memory finds it, kept for
+ * repeated reads of what changes while it runs: its tasks.
+ */
+struct ms_kernel;
+
+int ms_kernel_open(const struct ms_mem_src *src, struct ms_kernel **ret,
+		   struct ms_err *err);
+void ms_kernel_free(struct ms_kernel *k);
+const char *ms_kernel_release(const struct ms_kernel *k);
+int ms_kernel_elf_machine(const struct ms_kernel *k);
+struct ms_mem *ms_kernel_mem(const struct ms_kernel *k);
+
+/*
+ * The idle task of CPU n (pid 0 in the kernel) has thread id
+ * MS_IDLE_TID + n: above PID_MAX_LIMIT (4194304, include/linux/threads.h),
+ * so no pid has it.
+ */
+#define MS_IDLE_TID 4194304u
+#define MS_MAX_TASKS 1000000u /* bounds the walk of hostile memory */
+#define MS_MAX_CPUS 8192u /* CONFIG_NR_CPUS's largest */
+
+struct ms_task {
+	uint64_t addr; /* the task_struct */
+	uint32_t pid, tgid;
+	uint32_t tid; /* thread id for a debugger: pid, or MS_IDLE_TID + cpu */
+	int cpu; /* task_cpu() */
+	bool running; /* rq->curr of its CPU */
+	bool idle; /* a CPU's idle task */
+	bool kthread; /* PF_KTHREAD */
+	char state; /* as /proc/PID/stat: R S D T t X Z P I */
+	char comm[16];
+};
+
+struct ms_tasks {
+	struct ms_task *v;
+	size_t n;
+	unsigned int ncpus; /* nr_cpu_ids */
+	int panic_cpu; /* the CPU that called panic(), or -1 */
+};
+
+/*
+ * Every task: each CPU's idle task, then init_task.tasks and each thread
+ * group (signal->thread_head), as for_each_process_thread() walks them;
+ * bounded and cycle-checked. Layouts from BTF.
+ */
+int ms_kernel_tasks(struct ms_kernel *k, struct ms_tasks *ret,
+		    struct ms_err *err);
+void ms_tasks_clear(struct ms_tasks *t);
+
+/*
+ * A task's registers: a running task's are its CPU's, if the source has
+ * them (a dump's notes); a sleeping task's those its last context switch
+ * saved (x86-64: task->thread.sp points to struct inactive_task_frame).
+ * When they cannot be known, an error saying why (-ENOTSUP for a task
+ * running under a source without CPU registers).
+ */
+int ms_kernel_task_regs(struct ms_kernel *k, const struct ms_task *t,
+			struct ms_regs *regs, struct ms_err *err);
+
 #endif

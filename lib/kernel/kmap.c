@@ -183,3 +183,60 @@ int ms_map_read_memory(const struct ms_mem_src *src, const char *only_module,
 	*ret = map;
 	return 0;
 }
+
+int ms_kernel_open(const struct ms_mem_src *src, struct ms_kernel **ret,
+		   struct ms_err *err)
+{
+	struct ms_kernel *mk = calloc(1, sizeof(*mk));
+	struct kern *k;
+	struct klayout l;
+	int r;
+
+	if (!mk)
+		return ms_err_errno(err, ENOMEM, "kernel");
+	k = &mk->k;
+	*k = (struct kern){ .ctx = src->ctx,
+			    .mem = src->mem,
+			    .origin = src->mem->origin };
+	if (src->kernel_image)
+		r = kfind_from_image(k, src->kernel_image, src->force, err);
+	else
+		r = kfind_from_memory(k, err);
+	if (!r && !k->btf)
+		r = ms_err_set(err, ENOTSUP,
+			       "%s: the kernel has no BTF, which reading its tasks needs",
+			       k->origin);
+	if (!r)
+		r = klayout_from_btf(k->btf, NULL, &l, err);
+	if (!r)
+		r = read_uts(k, &l, err);
+	if (r) {
+		ms_kernel_free(mk);
+		return r;
+	}
+	*ret = mk;
+	return 0;
+}
+
+void ms_kernel_free(struct ms_kernel *mk)
+{
+	if (!mk)
+		return;
+	kern_clear(&mk->k);
+	free(mk);
+}
+
+const char *ms_kernel_release(const struct ms_kernel *mk)
+{
+	return mk->k.release;
+}
+
+int ms_kernel_elf_machine(const struct ms_kernel *mk)
+{
+	return mk->k.elf_machine;
+}
+
+struct ms_mem *ms_kernel_mem(const struct ms_kernel *mk)
+{
+	return mk->k.mem;
+}

@@ -100,6 +100,27 @@ struct klayout {
 	struct kfield uts_release, uts_machine;
 };
 
+/* A struct of the kernel's BTF, for kstruct_field. */
+struct kstruct {
+	const struct btf *btf;
+	const char *name, *release;
+	int id; /* -1: not found (optional) */
+	size_t size;
+};
+
+/*
+ * struct name from BTF into s; missing is an error naming it unless
+ * optional (then s->id is -1).
+ */
+int kstruct_find(const struct btf *btf, const char *name, const char *release,
+		 bool optional, struct kstruct *s, struct ms_err *err);
+/*
+ * Member path ("thread.sp", looking into anonymous members) of s into f:
+ * its offset and size, found false if missing and optional.
+ */
+int kstruct_field(const struct kstruct *s, const char *path, bool optional,
+		  struct kfield *f, struct ms_err *err);
+
 int klayout_from_btf(const struct btf *btf, const char *release,
 		     struct klayout *l, struct ms_err *err);
 
@@ -110,6 +131,26 @@ static inline uint64_t kget_field(const struct kern *k, const void *buf,
 {
 	return f->found ? kget(k, buf, f->off, f->size) : 0;
 }
+
+/* ---- ktask.c: the tasks of a kernel kept open ---- */
+
+/* What the task walk reads, from BTF and kallsyms, once per kernel. */
+struct tlayout {
+	bool done;
+	struct kfield t_tasks, t_pid, t_tgid, t_comm, t_state, t_exit_state,
+		t_signal, t_thread_node, t_sp, t_stack, t_cpu, t_flags;
+	struct kfield sig_thread_head, rq_curr, rq_idle;
+	size_t itf_size; /* struct inactive_task_frame (x86) */
+	struct kfield itf[7]; /* r15 r14 r13 r12 bx bp ret_addr */
+	uint64_t init_task, runqueues, per_cpu_offset, nr_cpu_ids, panic_cpu;
+	bool have_per_cpu_offset, have_nr_cpu_ids, have_panic_cpu;
+	uint64_t thread_size;
+};
+
+struct ms_kernel {
+	struct kern k;
+	struct tlayout tl;
+};
 
 /* ---- korc.c ---- */
 

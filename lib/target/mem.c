@@ -214,3 +214,22 @@ int ms_mem_vmcoreinfo_get(struct ms_mem *m, const char *key, char **ret,
 			  text ? "VMCOREINFO without that key" :
 				 "no VMCOREINFO");
 }
+
+unsigned int ms_mem_ncpus(struct ms_mem *m)
+{
+	return m->ops->ncpus ? m->ops->ncpus(m) : 0;
+}
+
+int ms_mem_cpu_regs(struct ms_mem *m, unsigned int cpu, struct ms_regs *regs,
+		    struct ms_err *err)
+{
+	memset(regs, 0, sizeof(*regs));
+	if (!m->ops->cpu_regs)
+		return ms_err_set(err, ENOTSUP,
+				  "%s holds no CPU registers", m->origin);
+	if (cpu >= ms_mem_ncpus(m))
+		return ms_err_set(err, ENOENT,
+				  "%s holds no registers of CPU %u", m->origin,
+				  cpu);
+	return m->ops->cpu_regs(m, cpu, regs, err);
+}

@@ -23,6 +23,31 @@
 
 struct ms_mem;
 
+/*
+ * Registers in gdb's numbering for the target's architecture, each known
+ * or not. x86-64 (MS_X86_64_*): rax rbx rcx rdx rsi rdi rbp rsp r8-r15
+ * rip eflags cs ss ds es fs gs, as gdb's amd64 target description and
+ * QEMU's 'g' packet order them.
+ */
+#define MS_REGS_MAX 32
+enum {
+	MS_X86_64_RAX, MS_X86_64_RBX, MS_X86_64_RCX, MS_X86_64_RDX,
+	MS_X86_64_RSI, MS_X86_64_RDI, MS_X86_64_RBP, MS_X86_64_RSP,
+	MS_X86_64_R8, MS_X86_64_R15 = MS_X86_64_R8 + 7, MS_X86_64_RIP,
+	MS_X86_64_EFLAGS, MS_X86_64_CS, MS_X86_64_SS, MS_X86_64_DS,
+	MS_X86_64_ES, MS_X86_64_FS, MS_X86_64_GS, MS_X86_64_NREGS
+};
+struct ms_regs {
+	uint64_t v[MS_REGS_MAX];
+	uint32_t valid; /* bit n: v[n] is known */
+};
+
+static inline void ms_regs_set(struct ms_regs *r, unsigned int n, uint64_t v)
+{
+	r->v[n] = v;
+	r->valid |= 1u << n;
+}
+
 struct ms_mem_ops {
 	/*
 	 * Reads len bytes at kernel virtual address addr, all or nothing.
@@ -41,6 +66,13 @@ struct ms_mem_ops {
 	 * stop reply / 'g'), a hint for finding the kernel; -ENOTSUP.
 	 */
 	int (*pc)(struct ms_mem *m, uint64_t *pc_ret, struct ms_err *err);
+	/*
+	 * Optional: how many CPUs the source has registers of (a dump's
+	 * NT_PRSTATUS notes, in their order), and CPU cpu's registers.
+	 */
+	unsigned int (*ncpus)(struct ms_mem *m);
+	int (*cpu_regs)(struct ms_mem *m, unsigned int cpu, struct ms_regs *regs,
+			struct ms_err *err);
 	void (*close)(struct ms_mem *m);
 };
 
@@ -75,6 +107,14 @@ int ms_mem_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 int ms_mem_read_string(struct ms_mem *m, uint64_t addr, size_t max,
 		       const char *what, char **ret, struct ms_err *err);
 /*
+ * The registers of the source's CPU cpu (a dump's NT_PRSTATUS notes):
+ * -ENOTSUP if the source has none (/proc/kcore, a memory image), -ENOENT
+ * past the last, each said in err.
+ */
+unsigned int ms_mem_ncpus(struct ms_mem *m);
+int ms_mem_cpu_regs(struct ms_mem *m, unsigned int cpu, struct ms_regs *regs,
+		    struct ms_err *err);
+/*
  * Value of KEY=value in VMCOREINFO text in *ret (a copy, caller frees):
  * 0; -ENOENT if the source has no VMCOREINFO or no such key; -ENOMEM.
  */
@@ -105,6 +145,13 @@ int ms_remote_open(const char *spec, const struct ms_remote_opts *o,
 
 /* A vmcore: ELF or compressed kdump, through libkdumpfile (vmcore.c). */
 int ms_vmcore_open(const char *path, struct ms_mem **ret, struct ms_err *err);
+
+/*
+ * The running kernel's memory through /proc/kcore (kcore.c), an ELF core
+ * whose PT_LOADs are at kernel virtual addresses; read-only, no CPU
+ * registers. path NULL is /proc/kcore.
+ */
+int ms_kcore_open(const char *path, struct ms_mem **ret, struct ms_err *err);
 
 /*
  * A memory image for tests and fuzzing (memimg.c). Text format, one

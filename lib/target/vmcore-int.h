@@ -7,6 +7,8 @@
 #define MODSECT_VMCORE_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "target.h"
 
@@ -27,5 +29,15 @@ int vmcore_check_elf_size(int fd, const char *path, struct ms_err *err);
  * malformed input (MS_E_INPUT). 0 for anything else.
  */
 int vmcore_check_elf_shstrtab(int fd, const char *path, struct ms_err *err);
+
+/*
+ * x86-64 CPUs' registers from a compressed kdump's NT_PRSTATUS notes, as
+ * struct user_regs_struct (r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx
+ * rdx rsi rdi orig_rax rip cs eflags rsp ss fs_base gs_base ds es fs gs):
+ * how many were read, at most max; 0 for anything else.
+ */
+#define VMCORE_NREGS 27
+size_t vmcore_diskdump_prstatus(int fd, uint64_t (*regs)[VMCORE_NREGS],
+				size_t max);
 
 #endif

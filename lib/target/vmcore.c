@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -53,6 +54,9 @@ struct vmcore {
 	int fd;
 	char *vmcoreinfo; /* NULL if the dump carries none */
 	bool upper_half_kernel; /* kernel addresses have bit 63 set */
+	/* CPUs' registers read from a compressed kdump's notes */
+	uint64_t (*prs)[VMCORE_NREGS];
+	size_t nprs;
 };
 
 static void vmcore_free(struct vmcore *vc)
@@ -67,6 +71,7 @@ static void vmcore_free(struct vmcore *vc)
 	if (vc->fd >= 0)
 		close(vc->fd);
 	free(vc->vmcoreinfo);
+	free(vc->prs);
 	free(vc);
 }
 
@@ -125,6 +130,17 @@ static kdump_status vc_get_string(struct vmcore *vc, const char *key,
 
 	if (ks == KDUMP_OK)
 		*ret = attr.val.string;
+	return ks;
+}
+
+static kdump_status vc_get_number(struct vmcore *vc, const char *key,
+				  kdump_num_t *ret)
+{
+	kdump_attr_t attr = { .type = KDUMP_NUMBER };
+	kdump_status ks = vc->kd.kdump_get_typed_attr(vc->ctx, key, &attr);
+
+	if (ks == KDUMP_OK)
+		*ret = attr.val.number;
 	return ks;
 }
 
@@ -198,9 +214,78 @@ static void vmcore_close(struct ms_mem *m)
 	m->priv = NULL;
 }
 
+/* CPUs with registers in the dump: its NT_PRSTATUS notes. */
+static unsigned int vmcore_ncpus(struct ms_mem *m)
+{
+	struct vmcore *vc = m->priv;
+	kdump_num_t n = 0;
+
+	if (vc->nprs)
+		return (unsigned int)vc->nprs;
+	if (vc_get_number(vc, KDUMP_ATTR_NUM_CPUS, &n) != KDUMP_OK) {
+		vc->kd.kdump_clear_err(vc->ctx);
+		return 0;
+	}
+	return n > 65536 ? 65536 : (unsigned int)n;
+}
+
+/*
+ * libkdumpfile names x86-64's registers as struct user_regs_struct does
+ * (its arch/x86_64.c, from the ELF prstatus note), "cpu.N.reg.NAME".
+ */
+static const char *const x86_64_regs[MS_X86_64_NREGS] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+	"rip", "rflags", "cs", "ss", "ds", "es", "fs", "gs",
+};
+
+/* struct user_regs_struct's order (vmcore-int.h) to gdb's. */
+static int prstatus_regs(const uint64_t *u, struct ms_regs *regs)
+{
+	static const signed char from[MS_X86_64_NREGS] = {
+		10, 5, 11, 12, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0,
+		16, 18, 17, 20, 23, 24, 25, 26,
+	};
+
+	for (unsigned int i = 0; i < MS_X86_64_NREGS; i++)
+		ms_regs_set(regs, i, u[from[i]]);
+	return 0;
+}
+
+static int vmcore_cpu_regs(struct ms_mem *m, unsigned int cpu,
+			   struct ms_regs *regs, struct ms_err *err)
+{
+	struct vmcore *vc = m->priv;
+	char key[64];
+
+	if (m->elf_machine != EM_X86_64)
+		return ms_err_set(err, ENOTSUP,
+				  "%s: reading CPU registers is done for x86-64 dumps only",
+				  m->origin);
+	if (vc->nprs)
+		return prstatus_regs(vc->prs[cpu], regs);
+	for (unsigned int i = 0; i < MS_X86_64_NREGS; i++) {
+		kdump_num_t v;
+
+		snprintf(key, sizeof(key), "cpu.%u.reg.%s", cpu, x86_64_regs[i]);
+		if (vc_get_number(vc, key, &v) == KDUMP_OK)
+			ms_regs_set(regs, i, v);
+		else
+			vc->kd.kdump_clear_err(vc->ctx);
+	}
+	if (!(regs->valid & (1u << MS_X86_64_RIP)) ||
+	    !(regs->valid & (1u << MS_X86_64_RSP)))
+		return ms_err_set(err, ENOENT,
+				  "%s: CPU %u's note has no rip and rsp",
+				  m->origin, cpu);
+	return 0;
+}
+
 static const struct ms_mem_ops vmcore_ops = {
 	.read = vmcore_read,
 	.vmcoreinfo = vmcore_vmcoreinfo,
+	.ncpus = vmcore_ncpus,
+	.cpu_regs = vmcore_cpu_regs,
 	.close = vmcore_close,
 };
 
@@ -452,6 +537,22 @@ static int vmcore_setup_xlat(struct vmcore *vc, const char *path,
 	return vmcore_check_blocks(vc, path, err);
 }
 
+/* Where libkdumpfile gives no CPU registers: a compressed kdump's notes. */
+static void vmcore_load_prstatus(struct vmcore *vc, const struct ms_mem *m)
+{
+	enum { MAX_CPUS = 8192 };
+	kdump_num_t n;
+
+	if (m->elf_machine != EM_X86_64)
+		return;
+	if (vc_get_number(vc, KDUMP_ATTR_NUM_CPUS, &n) == KDUMP_OK && n)
+		return;
+	vc->kd.kdump_clear_err(vc->ctx);
+	vc->prs = calloc(MAX_CPUS, sizeof(*vc->prs));
+	if (vc->prs)
+		vc->nprs = vmcore_diskdump_prstatus(vc->fd, vc->prs, MAX_CPUS);
+}
+
 int ms_vmcore_open(const char *path, struct ms_mem **ret, struct ms_err *err)
 {
 	struct vmcore *vc = calloc(1, sizeof(*vc));
@@ -482,6 +583,7 @@ int ms_vmcore_open(const char *path, struct ms_mem **ret, struct ms_err *err)
 		return r;
 	}
 	vmcore_set_arch(vc, m);
+	vmcore_load_prstatus(vc, m);
 	*ret = m;
 	return 0;
 }

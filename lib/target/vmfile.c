@@ -276,3 +276,64 @@ int vmcore_check_elf_shstrtab(int fd, const char *path, struct ms_err *err)
 		") is not inside the file of %jd bytes: a corrupt ELF header (QEMU 7.2's dumps of ppc64le and s390x guests say big-endian but write their section header little-endian)",
 		path, size, off, (intmax_t)st.st_size);
 }
+
+/*
+ * The x86-64 NT_PRSTATUS notes of a compressed kdump (QEMU's
+ * dump-guest-memory -z/-l/-s, makedumpfile), which libkdumpfile 0.5.1
+ * gives no cpu.N.reg attributes for: the notes are where the
+ * kdump_sub_header says (offset_note, size_note, version 4 on), each an
+ * elf_prstatus whose pr_reg (at 112, include/uapi/linux/elfcore.h) is a
+ * struct user_regs_struct, in file order.
+ */
+#define SUB_NOTE_OFF 48 /* kdump_sub_header: offset_note, size_note */
+#define PRSTATUS_SIZE 336
+#define PRSTATUS_REG 112
+#define MAX_NOTES ((uint64_t)16 << 20)
+
+static size_t prstatus_notes(const unsigned char *p, size_t n,
+			     uint64_t (*regs)[VMCORE_NREGS], size_t max)
+{
+	size_t off = 0, got = 0;
+
+	while (n - off >= 12 && got < max) {
+		uint32_t namesz, descsz, type;
+		size_t name, desc;
+
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		off += 12;
+		name = ((size_t)namesz + 3) & ~(size_t)3;
+		desc = ((size_t)descsz + 3) & ~(size_t)3;
+		if (namesz > n || descsz > n || name > n - off ||
+		    desc > n - off - name)
+			break;
+		if (type == 1 && namesz == 5 && !memcmp(p + off, "CORE", 5) &&
+		    descsz >= PRSTATUS_SIZE)
+			memcpy(regs[got++], p + off + name + PRSTATUS_REG,
+			       VMCORE_NREGS * 8);
+		off += name + desc;
+	}
+	return got;
+}
+
+size_t vmcore_diskdump_prstatus(int fd, uint64_t (*regs)[VMCORE_NREGS],
+				size_t max)
+{
+	uint32_t version, block;
+	uint64_t note[2];
+	unsigned char *p;
+	size_t got = 0;
+
+	if (pread(fd, &version, 4, 8) != 4 || version < 4 ||
+	    pread(fd, &block, 4, 428) != 4 || !block ||
+	    pread(fd, note, sizeof(note), (off_t)block + SUB_NOTE_OFF) !=
+		    (ssize_t)sizeof(note) ||
+	    !note[1] || note[1] > MAX_NOTES || note[0] > INT64_MAX ||
+	    !(p = malloc(note[1])))
+		return 0;
+	if (pread(fd, p, note[1], (off_t)note[0]) == (ssize_t)note[1])
+		got = prstatus_notes(p, note[1], regs, max);
+	free(p);
+	return got;
+}

@@ -348,6 +348,35 @@ while :; do
 		end "race-$k.gz.b64"
 		rm -rf /tmp/race /tmp/race.b64 /tmp/race-root
 		;;
+	tasks)
+		# Tasks blocked in known places (tests/vm/serve.sh): sleep in
+		# hrtimer_nanosleep, cat reading an empty pipe (pipe_read), a
+		# shell waiting for its child (do_wait), and the test module's
+		# kernel threads (a wait queue, a mutex held, one waiting).
+		sleep 100000 </dev/null >/dev/null 2>&1 &
+		sleep 100000 </dev/null 2>/dev/null | cat >/dev/null 2>&1 &
+		sh -c 'sleep 100001; exit 0' </dev/null >/dev/null 2>&1 &
+		echo 1 >/sys/module/modsect_test/parameters/tasks || rc=$?
+		sleep 1
+		;;
+	taskinfo)
+		# Every task: "T tid tgid state comm", then its stack as the
+		# kernel's own unwinder gives it ("S tid frame").
+		begin "taskinfo-$k"
+		for d in /proc/[0-9]*/task/[0-9]*; do
+			tid=${d##*/} p=${d#/proc/}
+			read -r st <"$d/stat" 2>/dev/null || continue
+			st=${st##*) }
+			read -r comm <"$d/comm"
+			echo "T $tid ${p%%/*} ${st%% *} $comm"
+			sed "s/^/S $tid /" "$d/stack" 2>/dev/null
+		done >&3
+		end "taskinfo-$k"
+		;;
+	sysrq)
+		# sysrq LETTER (t: every task's stack on the console; c: panic)
+		echo "$arg" >/proc/sysrq-trigger || rc=$?
+		;;
 	quit)
 		echo "==MODSECT-ACK $k quit rc=0==" >&3
 		sync

@@ -23,6 +23,11 @@
  *          calls dump_stack() (hard interrupt)
  *   work   write N -> schedule_work(); modsect_test_work_fn() calls
  *          dump_stack() in a kworker
+ *   tasks  write 1 -> kernel threads blocked in known places
+ *          (tests/vm/serve.sh): "modsect_wait" sleeps in
+ *          modsect_test_wait_fn(), "modsect_hold" holds a mutex in
+ *          modsect_test_hold_fn(), "modsect_lock" waits for it in
+ *          modsect_test_lock_fn(); write 0 -> all of them end
  * Each prints "modsect_test: <what> N" just before its dump_stack(), so a
  * test finds the kernel's own trace of that stop (tests/vm/unwind.sh).
  */
@@ -38,6 +43,10 @@
 #include <linux/hrtimer.h>
 #include <linux/workqueue.h>
 #include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/delay.h>
 
 int modsect_test_data = 0x5ec7;		/* .data */
 int modsect_test_bss;			/* .bss */
@@ -267,6 +276,89 @@ static const struct kernel_param_ops work_ops = {
 module_param_cb(work, &work_ops, NULL, 0644);
 MODULE_PARM_DESC(work, "write N: schedule_work(); modsect_test_work_fn() calls dump_stack()");
 
+static DECLARE_WAIT_QUEUE_HEAD(modsect_test_wq);
+static DEFINE_MUTEX(modsect_test_mutex);
+static bool modsect_test_stop_tasks;
+static struct task_struct *modsect_test_tasks[3];
+
+noinline int modsect_test_wait_fn(void *arg)
+{
+	wait_event_interruptible(modsect_test_wq,
+				 READ_ONCE(modsect_test_stop_tasks));
+	while (!kthread_should_stop())
+		msleep(10);
+	return 0;
+}
+
+noinline int modsect_test_hold_fn(void *arg)
+{
+	mutex_lock(&modsect_test_mutex);
+	wait_event_interruptible(modsect_test_wq,
+				 READ_ONCE(modsect_test_stop_tasks));
+	mutex_unlock(&modsect_test_mutex);
+	while (!kthread_should_stop())
+		msleep(10);
+	return 0;
+}
+
+noinline int modsect_test_lock_fn(void *arg)
+{
+	/* modsect_hold is started first and holds the mutex by now. */
+	msleep(100);
+	mutex_lock(&modsect_test_mutex);
+	mutex_unlock(&modsect_test_mutex);
+	while (!kthread_should_stop())
+		msleep(10);
+	return 0;
+}
+
+static void modsect_test_end_tasks(void)
+{
+	WRITE_ONCE(modsect_test_stop_tasks, true);
+	wake_up_all(&modsect_test_wq);
+	for (int i = 0; i < 3; i++) {
+		if (modsect_test_tasks[i])
+			kthread_stop(modsect_test_tasks[i]);
+		modsect_test_tasks[i] = NULL;
+	}
+}
+
+static int tasks_set(const char *val, const struct kernel_param *kp)
+{
+	static int (*const fns[3])(void *) = {
+		modsect_test_wait_fn, modsect_test_hold_fn, modsect_test_lock_fn
+	};
+	static const char *const names[3] = { "modsect_wait", "modsect_hold",
+					      "modsect_lock" };
+	int v = 0;
+
+	if (kstrtoint(strim((char *)val), 0, &v))
+		return -EINVAL;
+	modsect_test_end_tasks();
+	if (!v)
+		return 0;
+	WRITE_ONCE(modsect_test_stop_tasks, false);
+	for (int i = 0; i < 3; i++) {
+		struct task_struct *t = kthread_run(fns[i], NULL, names[i]);
+
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+		modsect_test_tasks[i] = t;
+		if (i == 1)
+			msleep(20);
+	}
+	msleep(300);
+	return 0;
+}
+
+static const struct kernel_param_ops tasks_ops = {
+	.set = tasks_set,
+	.get = param_get_int,
+};
+static int modsect_test_tasks_param;
+module_param_cb(tasks, &tasks_ops, &modsect_test_tasks_param, 0644);
+MODULE_PARM_DESC(tasks, "write 1: kernel threads blocked in module functions; 0: they end");
+
 static int __init modsect_test_init(void)
 {
 	int cpu;
@@ -289,6 +381,7 @@ static void __exit modsect_test_exit(void)
 	del_timer_sync(&modsect_test_timer);
 	hrtimer_cancel(&modsect_test_hrtimer);
 	cancel_work_sync(&modsect_test_work);
+	modsect_test_end_tasks();
 	pr_info("modsect_test: unloaded data=%d\n", modsect_test_data);
 }
 

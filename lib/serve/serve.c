@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A GDB remote stub on a kernel that does not run: every task a thread
+ * (see serve.h). The conversation follows gdb's manual ("Remote
+ * Protocol"): packets are acknowledged until QStartNoAckMode, a thread
+ * id is the task's pid in hex (the idle tasks: MS_IDLE_TID + CPU), the
+ * general thread ('Hg') is the one 'g', 'p' and the stop reply speak of.
+ * The target is read-only and never runs: writes, continue and step are
+ * refused with a message the debugger shows ("Remote failure reply").
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "serve.h"
+#include "target/rsp.h"
+
+/* What we tell the debugger: replies to 'm' of up to PACKET / 2 bytes. */
+#define PACKET 0x4000u
+#define REPLY_MAX (2 * PACKET + 64)
+
+struct thread {
+	struct ms_task t;
+	struct ms_regs regs;
+	char why[256]; /* no registers: why, else "" */
+};
+
+struct srv {
+	struct ms_kernel *k;
+	const struct ms_serve_opts *o;
+	int machine;
+	struct thread *th;
+	size_t nth;
+	size_t cur; /* the general thread, an index of th */
+	size_t info_next; /* qsThreadInfo's position */
+	char *threads_xml;
+	size_t threads_len;
+	bool noack, done;
+	size_t in_pos, in_len;
+	unsigned char in[16384];
+	struct rsp_rx rx;
+	size_t len;
+	char reply[REPLY_MAX];
+	char frame[2 * REPLY_MAX + 8];
+};
+
+/* ---- the connection ---- */
+
+static int send_all(struct srv *s, const void *p, size_t n, struct ms_err *err)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(s->o->out_fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return ms_err_kind(err, MS_E_IO, w < 0 ? errno : EPIPE,
+					   "writing to the debugger");
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* s->reply[0..s->len) framed, with '$', '#', '}' and '*' escaped. */
+static int send_reply(struct srv *s, struct ms_err *err)
+{
+	size_t o = 0;
+	uint8_t sum = 0;
+
+	s->frame[o++] = '$';
+	for (size_t i = 0; i < s->len; i++) {
+		char c = s->reply[i];
+
+		if (c == '$' || c == '#' || c == '}' || c == '*') {
+			s->frame[o++] = '}';
+			sum += '}';
+			c ^= 0x20;
+		}
+		s->frame[o++] = c;
+		sum += (uint8_t)c;
+	}
+	o += (size_t)snprintf(s->frame + o, 4, "#%02x", sum);
+	if (s->o->trace)
+		fprintf(s->o->trace, "<- %.*s\n", (int)(s->len > 200 ? 200 : s->len),
+			s->reply);
+	return send_all(s, s->frame, o, err);
+}
+
+/*
+ * The next packet into s->rx.buf; 1 when the debugger closed the
+ * connection.
+ */
+static int next_packet(struct srv *s, struct ms_err *err)
+{
+	for (;;) {
+		size_t used;
+		enum rsp_rx_event ev;
+
+		if (s->in_pos == s->in_len) {
+			ssize_t n = read(s->o->in_fd, s->in, sizeof(s->in));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return ms_err_kind(err, MS_E_IO, errno,
+						   "reading from the debugger");
+			if (n == 0)
+				return 1;
+			s->in_pos = 0;
+			s->in_len = (size_t)n;
+		}
+		ev = rsp_rx_feed(&s->rx, s->in + s->in_pos, s->in_len - s->in_pos,
+				 &used);
+		s->in_pos += used;
+		if (ev == RSP_RX_PACKET) {
+			s->rx.buf[s->rx.len] = '\0';
+			return s->noack ? 0 : send_all(s, "+", 1, err);
+		}
+		if ((ev == RSP_RX_BADSUM || ev == RSP_RX_TOOLONG) && !s->noack) {
+			int r = send_all(s, "-", 1, err);
+
+			if (r)
+				return r;
+		}
+	}
+}
+
+/* ---- replies ---- */
+
+static void reply(struct srv *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void reply(struct srv *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(s->reply, sizeof(s->reply), fmt, ap);
+	va_end(ap);
+	s->len = n < 0 ? 0 : (size_t)n >= sizeof(s->reply) ? sizeof(s->reply) - 1 : (size_t)n;
+}
+
+/* "offset,length" of a qXfer read from text: 'm'/'l' and the part. */
+static void xfer(struct srv *s, const char *args, const char *text,
+		 size_t len)
+{
+	const char *comma = strchr(args, ',');
+	uint64_t off, n;
+
+	if (!comma || ms_hex_u64(args, (size_t)(comma - args), &off) ||
+	    ms_hex_u64(comma + 1, strlen(comma + 1), &n))
+		return reply(s, "E00");
+	if (off >= len)
+		return reply(s, "l");
+	if (n > PACKET - 16)
+		n = PACKET - 16;
+	if (n > len - off)
+		n = len - off;
+	s->reply[0] = off + n < len ? 'm' : 'l';
+	memcpy(s->reply + 1, text + off, n);
+	s->len = 1 + n;
+}
+
+/* Thread index of a hex thread id; 0 and -1 (any, all): the current. */
+static int find_thread(struct srv *s, const char *hex, size_t *ret)
+{
+	uint64_t tid;
+
+	if (!strcmp(hex, "0") || !strcmp(hex, "-1")) {
+		*ret = s->cur;
+		return 0;
+	}
+	if (ms_hex_u64(hex, strlen(hex), &tid))
+		return -EINVAL;
+	for (size_t i = 0; i < s->nth; i++)
+		if (s->th[i].t.tid == tid) {
+			*ret = i;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static void read_mem(struct srv *s, const char *args)
+{
+	const char *comma = strchr(args, ',');
+	uint64_t addr, n;
+	unsigned char buf[PACKET / 2];
+	size_t got = 0;
+	struct ms_err e = { 0 };
+
+	if (!comma || ms_hex_u64(args, (size_t)(comma - args), &addr) ||
+	    ms_hex_u64(comma + 1, strlen(comma + 1), &n))
+		return reply(s, "E00");
+	if (n > sizeof(buf))
+		n = sizeof(buf);
+	/*
+	 * Page by page, so a read across into a page the dump lacks gives
+	 * the bytes before it (the manual lets a stub give fewer).
+	 */
+	while (got < n) {
+		uint64_t a = addr + got;
+		size_t chunk = 4096 - (size_t)(a & 4095);
+
+		if (chunk > n - got)
+			chunk = (size_t)(n - got);
+		if (ms_mem_read(ms_kernel_mem(s->k), a, buf + got, chunk, "memory",
+				&e))
+			break;
+		got += chunk;
+	}
+	if (!got && n)
+		return reply(s, "E14");
+	ms_hex_encode(buf, got, s->reply);
+	s->len = 2 * got;
+}
+
+static void thread_info(struct srv *s, bool first)
+{
+	size_t o = 0;
+
+	if (first)
+		s->info_next = 0;
+	if (s->info_next >= s->nth)
+		return reply(s, "l");
+	s->reply[o++] = 'm';
+	while (s->info_next < s->nth && o < PACKET - 32)
+		o += (size_t)snprintf(s->reply + o, 32, "%s%x", o > 1 ? "," : "",
+				      s->th[s->info_next++].t.tid);
+	s->len = o;
+}
+
+static void extra_info(const struct thread *th, char *out, size_t size)
+{
+	const struct ms_task *t = &th->t;
+
+	snprintf(out, size, "%sstate %c, CPU %d%s%s%s",
+		 t->idle ? "idle task, " : "", t->state,
+		 t->cpu, t->running ? ", running" : "",
+		 th->why[0] ? ", no registers: " : "", th->why);
+}
+
+static void extra_info_reply(struct srv *s, const char *hex)
+{
+	char text[600];
+	size_t i;
+
+	if (find_thread(s, hex, &i))
+		return reply(s, "E01");
+	extra_info(&s->th[i], text, sizeof(text));
+	ms_hex_encode(text, strlen(text), s->reply);
+	s->len = 2 * strlen(text);
+}
+
+static void stop_reply(struct srv *s, size_t i)
+{
+	char name[64];
+
+	/* lldb reads the thread's name from the stop reply. */
+	ms_hex_encode(s->th[i].t.comm, strlen(s->th[i].t.comm), name);
+	reply(s, "T05thread:%x;hexname:%s;", s->th[i].t.tid, name);
+}
+
+static void regs_reply(struct srv *s, int regno)
+{
+	int n = ms_serve_regs_hex(s->machine, &s->th[s->cur].regs, regno,
+				  s->reply);
+
+	if (n < 0)
+		return reply(s, "E00");
+	s->len = (size_t)n;
+}
+
+static void refuse(struct srv *s, const char *what)
+{
+	reply(s, "E.modsect serve: %s is not running (%s): %s is refused",
+	      s->o->what, "a dump or /proc/kcore, read-only", what);
+}
+
+static void query(struct srv *s, const char *p)
+{
+	if (!strncmp(p, "qSupported", 10))
+		return reply(s,
+			     "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;qXfer:threads:read+",
+			     PACKET);
+	if (!strcmp(p, "QStartNoAckMode")) {
+		reply(s, "OK");
+		s->noack = true;
+		return;
+	}
+	if (!strncmp(p, "qXfer:features:read:target.xml:", 31)) {
+		const char *x = ms_serve_target_xml(s->machine);
+
+		return xfer(s, p + 31, x, strlen(x));
+	}
+	if (!strncmp(p, "qXfer:threads:read::", 20))
+		return xfer(s, p + 20, s->threads_xml, s->threads_len);
+	if (!strcmp(p, "qfThreadInfo") || !strcmp(p, "qsThreadInfo"))
+		return thread_info(s, p[1] == 'f');
+	if (!strncmp(p, "qThreadExtraInfo,", 17))
+		return extra_info_reply(s, p + 17);
+	if (!strcmp(p, "qC"))
+		return reply(s, "QC%x", s->th[s->cur].t.tid);
+	if (!strcmp(p, "qAttached"))
+		return reply(s, "1");
+	if (!strncmp(p, "qSymbol", 7))
+		return reply(s, "OK");
+	if (!strncmp(p, "qThreadStopInfo", 15)) {
+		size_t i;
+
+		if (find_thread(s, p + 15, &i))
+			return reply(s, "E01");
+		return stop_reply(s, i);
+	}
+	reply(s, "%s", "");
+}
+
+static void set_thread(struct srv *s, const char *p)
+{
+	size_t i;
+
+	if (find_thread(s, p + 1, &i))
+		return reply(s, "E01");
+	if (p[0] == 'g')
+		s->cur = i;
+	reply(s, "OK");
+}
+
+static void handle(struct srv *s, const char *p)
+{
+	size_t i;
+
+	s->len = 0;
+	switch (p[0]) {
+	case '?':
+		return stop_reply(s, s->cur);
+	case 'H':
+		return set_thread(s, p + 1);
+	case 'T':
+		return find_thread(s, p + 1, &i) ? reply(s, "E01") :
+						   reply(s, "OK");
+	case 'g':
+		return regs_reply(s, -1);
+	case 'p': {
+		uint64_t n;
+
+		if (ms_hex_u64(p + 1, strlen(p + 1), &n) || n > 1024)
+			return reply(s, "E00");
+		return regs_reply(s, (int)n);
+	}
+	case 'm':
+		return read_mem(s, p + 1);
+	case 'M':
+	case 'X':
+	case 'G':
+	case 'P':
+	case 'Z':
+		return refuse(s, "writing");
+	case 'c':
+	case 's':
+	case 'C':
+	case 'S':
+		return refuse(s, "running");
+	case 'D':
+		s->done = true;
+		return reply(s, "OK");
+	case 'k':
+		s->done = true;
+		return;
+	case 'v':
+		if (!strncmp(p, "vCont;", 6))
+			return refuse(s, "running");
+		if (!strncmp(p, "vKill", 5)) {
+			s->done = true;
+			return reply(s, "OK");
+		}
+		return reply(s, "%s", "");
+	case 'q':
+	case 'Q':
+		return query(s, p);
+	default:
+		return reply(s, "%s", "");
+	}
+}
+
+/* ---- the threads ---- */
+
+/* XML text of untrusted bytes (a comm): escaped, printable ASCII. */
+static size_t xml_text(const char *in, char *out)
+{
+	size_t o = 0;
+
+	for (; *in; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		if (c == '<' || c == '>' || c == '&' || c == '"' || c == '\'' ||
+		    c < 0x20 || c > 0x7e)
+			o += (size_t)sprintf(out + o, "&#%u;", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+static int build_xml(struct srv *s, struct ms_err *err)
+{
+	/* A thread's line: its id, core, name and extra info, escaped. */
+	size_t cap = 128 + s->nth * 4000, o;
+	char name[6 * 16 + 1], info[600], xinfo[6 * 600 + 1];
+
+	s->threads_xml = malloc(cap);
+	if (!s->threads_xml)
+		return ms_err_errno(err, ENOMEM, "threads");
+	o = (size_t)sprintf(s->threads_xml, "<?xml version=\"1.0\"?>\n<threads>\n");
+	for (size_t i = 0; i < s->nth; i++) {
+		const struct thread *th = &s->th[i];
+
+		xml_text(th->t.comm, name);
+		extra_info(th, info, sizeof(info));
+		xml_text(info, xinfo);
+		o += (size_t)snprintf(s->threads_xml + o, cap - o,
+				      "<thread id=\"%x\" core=\"%d\" name=\"%s\">%s</thread>\n",
+				      th->t.tid, th->t.cpu, name, xinfo);
+	}
+	o += (size_t)snprintf(s->threads_xml + o, cap - o, "</threads>\n");
+	s->threads_len = o;
+	return 0;
+}
+
+/* Whether the thread's registers say where it is. */
+static bool has_pc(const struct thread *th)
+{
+	return th->regs.valid & (1u << MS_X86_64_RIP);
+}
+
+/*
+ * The first current thread: the task on the CPU that panicked (else
+ * CPU 0), else the first whose registers are known: gdb gives up on a
+ * target whose current thread has no pc.
+ */
+static size_t first_thread(const struct srv *s, int panic_cpu)
+{
+	int cpu = panic_cpu >= 0 ? panic_cpu : 0;
+
+	for (size_t i = 0; i < s->nth; i++)
+		if (s->th[i].t.running && s->th[i].t.cpu == cpu &&
+		    has_pc(&s->th[i]))
+			return i;
+	for (size_t i = 0; i < s->nth; i++)
+		if (has_pc(&s->th[i]))
+			return i;
+	return 0;
+}
+
+/* The tasks and their registers, or why a task has none. */
+static int load_threads(struct srv *s, struct ms_err *err)
+{
+	struct ms_tasks ts;
+	int r = ms_kernel_tasks(s->k, &ts, err);
+
+	if (r)
+		return r;
+	s->th = calloc(ts.n ? ts.n : 1, sizeof(*s->th));
+	if (!s->th) {
+		ms_tasks_clear(&ts);
+		return ms_err_errno(err, ENOMEM, "threads");
+	}
+	for (size_t i = 0; i < ts.n; i++) {
+		struct thread *th = &s->th[s->nth++];
+		struct ms_err e = { 0 };
+
+		th->t = ts.v[i];
+		r = ms_kernel_task_regs(s->k, &th->t, &th->regs, &e);
+		if (r && ms_mem_io_failure(&e, r)) {
+			*err = e;
+			break;
+		}
+		r = 0;
+		if (e.msg[0])
+			snprintf(th->why, sizeof(th->why), "%.*s",
+				 (int)sizeof(th->why) - 1, e.msg);
+	}
+	s->cur = first_thread(s, ts.panic_cpu);
+	ms_tasks_clear(&ts);
+	if (!r && !s->nth)
+		r = ms_err_kind(err, MS_E_INPUT, ENOENT, "%s: no tasks",
+				s->o->what);
+	return r ? r : build_xml(s, err);
+}
+
+int ms_serve(struct ms_kernel *k, const struct ms_serve_opts *o,
+	     struct ms_err *err)
+{
+	struct srv *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return ms_err_errno(err, ENOMEM, "serve");
+	s->k = k;
+	s->o = o;
+	s->machine = ms_kernel_elf_machine(k);
+	if (!ms_serve_target_xml(s->machine)) {
+		free(s);
+		return ms_err_set(err, ENOTSUP,
+				  "%s: serving threads is done for x86-64 kernels only",
+				  o->what);
+	}
+	rsp_rx_init(&s->rx);
+	r = load_threads(s, err);
+	while (!r && !s->done) {
+		r = next_packet(s, err);
+		if (r == 1) {
+			r = 0;
+			break;
+		}
+		if (r)
+			break;
+		if (o->trace)
+			fprintf(o->trace, "-> %s\n", s->rx.buf);
+		handle(s, s->rx.buf);
+		if (s->len || s->rx.buf[0] != 'k')
+			r = send_reply(s, err);
+	}
+	free(s->th);
+	free(s->threads_xml);
+	free(s);
+	return r;
+}
