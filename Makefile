@@ -67,7 +67,8 @@ san:
 # short: exit 3, nothing written; one boot), ingdb.sh (modsect on gdb's own connection, module loads followed) and
 # unwind.sh (gdb's and lldb's bt against the kernel's own trace; one boot)
 # and types.sh (the kernel's types from BTF against BTF, gcc and the
-# kernel's own word; one boot) on Debian 12's 6.1; then kernel.sh's proofs (one boot each) on the other
+# kernel's own word; one boot) and serve.sh (every task a thread in gdb
+# and lldb on QEMU's dumps, against /proc/PID/stack; one boot) on Debian 12's 6.1; then kernel.sh's proofs (one boot each) on the other
 # kernels users run: CHECK_KERNELS (tests/vm/kernels.sh names them).
 # s390x: about 2.5 min alone on 2 cores (boot 10-27 s); ppc64el about
 # 2 min; armhf (about 2 min) is left to check-vm KERNEL=armhf while its
@@ -84,6 +85,7 @@ check: check-deps
 	MODSECT=$(SAN_BIN) tests/vm/ingdb.sh
 	MODSECT=$(SAN_BIN) tests/vm/unwind.sh
 	MODSECT=$(SAN_BIN) tests/vm/types.sh
+	MODSECT=$(SAN_BIN) tests/vm/serve.sh
 	$(MAKE) check-kernels
 
 # kernel.sh on each of CHECK_KERNELS, and unwind.sh (bt against the

@@ -126,7 +126,7 @@ check_comp() {
 		not_ok "$d" "completing: $*" "$(cat "$T/comp.diff" "$T/comp.err")"
 	fi
 }
-check_comp "completion: a subcommand ('modsect se' -> sections)" sections "$MODSECT" se
+check_comp "completion: a subcommand ('modsect sec' -> sections)" sections "$MODSECT" sec
 check_comp "completion: subcommands ('modsect d')" $'debuginfo\ndecode' "$MODSECT" d
 check_comp "completion: a command's options ('modsect capture --k')" $'--kallsyms\n--kernel-image' "$MODSECT" capture --k
 check_comp "completion: options that apply ('modsect kallsyms --ca')" --capture "$MODSECT" kallsyms --ca

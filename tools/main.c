@@ -49,7 +49,7 @@ const struct cmd commands[] = {
 	  RUN_MAP | RUN_ONE_ONLY | RUN_FINDER, "MODULE... | --all",
 	  "find each module's debug info and check it is the loaded build", 0,
 	  1000000 },
-	{ "serve", do_serve, OPT_MEMORY | OPT_SERVE | OPT_FORCE, 0, "",
+	{ "serve", do_serve, OPT_SERVE | OPT_FORCE, 0, "",
 	  "a GDB remote stub on a vmcore or /proc/kcore: every task a thread",
 	  0, 0 },
 #endif

@@ -67,12 +67,12 @@ static const struct optdef options[] = {
 	  .min = 1, .max = 3600, .scale = 1000,
 	  .bad = "--timeout takes seconds (1-3600), not '%s'" },
 	{ .lo = { "vmcore", required_argument, 0, 'v' },
-	  .flag = OPT_MEMORY,
+	  .flag = OPT_MEMORY | OPT_SERVE,
 	  .arg = "FILE",
 	  .help = "read the map from a vmcore (ELF or compressed kdump)",
 	  .kind = O_STR, .off = OFF(vmcore) },
 	{ .lo = { "kernel-image", required_argument, 0, 'I' },
-	  .flag = OPT_MEMORY,
+	  .flag = OPT_MEMORY | OPT_SERVE,
 	  .arg = "FILE",
 	  .help = "with --remote or --vmcore: the booted vmlinuz or vmlinux, for kallsyms and BTF",
 	  .kind = O_STR, .off = OFF(kernel_image) },
@@ -281,7 +281,7 @@ static int check(const struct cmd *c, const struct opts *o)
 	if (!!o->root + !!o->capture + !!o->remote + !!o->vmcore + o->kcore > 1)
 		return usage_error(c, "%s",
 				   "--root, --capture, --remote, --vmcore and --kcore exclude each other");
-	if ((c->opts & OPT_SERVE) && !o->vmcore && !o->kcore && !o->remote)
+	if ((c->opts & OPT_SERVE) && !o->vmcore && !o->kcore)
 		return usage_error(c, "%s", "give --vmcore FILE or --kcore");
 	if (o->module_at && ((!o->remote && !o->vmcore) || !o->all))
 		return usage_error(c, "%s",

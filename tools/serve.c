@@ -40,26 +40,13 @@ static int serve_on(struct run *run, struct ms_kernel *k, const char *what)
 int do_serve(struct run *run)
 {
 	const struct opts *o = run->o;
+	struct ms_source src = { .vmcore = o->vmcore,
+				 .kernel_image = o->kernel_image,
+				 .force = o->force };
 	struct ms_mem *mem = NULL;
 	struct ms_kernel *k = NULL;
 	char what[4200];
-	int r;
-
-	if (o->remote)
-		return ms_err_set(&run->err, ENOTSUP,
-				  "serve --remote: not done yet; attach the debugger to the stub itself");
-	if (o->vmcore)
-		r = ms_vmcore_open(o->vmcore, &mem, &run->err);
-	else
-		r = ms_kcore_open(NULL, &mem, &run->err);
-	if (!r) {
-		struct ms_mem_src src = { .ctx = run->ctx,
-					  .mem = mem,
-					  .kernel_image = o->kernel_image,
-					  .force = o->force };
-
-		r = ms_kernel_open(&src, &k, &run->err);
-	}
+	int r = ms_source_kernel(run->ctx, &src, o->kcore, &mem, &k, &run->err);
 	snprintf(what, sizeof(what), "%s %s", o->vmcore ? "vmcore" : "kcore",
 		 o->vmcore ? o->vmcore : "/proc/kcore");
 	if (!r)

@@ -160,3 +160,29 @@ int ms_source_read(const struct ms_ctx *ctx, const struct ms_source *src,
 	*ret = map;
 	return 0;
 }
+
+#ifndef MODSECT_STATIC
+int ms_source_kernel(const struct ms_ctx *ctx, const struct ms_source *src,
+		     bool kcore, struct ms_mem **mem_ret,
+		     struct ms_kernel **ret, struct ms_err *err)
+{
+	struct ms_mem *mem = NULL;
+	int r = kcore ? ms_kcore_open(NULL, &mem, err) :
+			ms_vmcore_open(src->vmcore, &mem, err);
+
+	if (!r) {
+		struct ms_mem_src ms = { .ctx = ctx,
+					 .mem = mem,
+					 .kernel_image = src->kernel_image,
+					 .force = src->force };
+
+		r = ms_kernel_open(&ms, ret, err);
+	}
+	if (r) {
+		ms_mem_free(mem);
+		return r;
+	}
+	*mem_ret = mem;
+	return 0;
+}
+#endif

@@ -38,4 +38,16 @@ int ms_source_read(const struct ms_ctx *ctx, const struct ms_source *src,
 		   const char *only_module, unsigned int flags,
 		   struct ms_map **ret, struct ms_err *err);
 
+#ifndef MODSECT_STATIC
+/*
+ * The kernel in src->vmcore, or with kcore in /proc/kcore, kept open for
+ * what changes while it runs (its tasks, for `serve`): *mem_ret is the
+ * memory, *ret the kernel found on it (src->kernel_image, src->force as
+ * for the map); the caller frees both, the kernel first.
+ */
+int ms_source_kernel(const struct ms_ctx *ctx, const struct ms_source *src,
+		     bool kcore, struct ms_mem **mem_ret,
+		     struct ms_kernel **ret, struct ms_err *err);
+#endif
+
 #endif

@@ -42,7 +42,6 @@ if [ "$VM_ARCH" != x86_64 ]; then
 	exit
 fi
 W=$VM_OUT/serve
-FIND="${VM_MODDIR_ARGS[*]} --search $VM_OUT/testmod"
 
 # --- the guest: tasks, their stacks, the dumps ------------------------------
 if [ -z "${MODSECT_VM_SERVE_REUSE:-}" ] || [ ! -s "$W/vmcore.elf" ]; then
@@ -60,4 +59,146 @@ if [ -z "${MODSECT_VM_SERVE_REUSE:-}" ] || [ ! -s "$W/vmcore.elf" ]; then
 	vm_cmd taskinfo 120 || vm_die "taskinfo"
 	vm_section "taskinfo-$VM_LAST_ACK" >"$W/after.txt"
 	cp "$VM_RUN/kallsyms-all.txt" "$W/kallsyms.txt"
+else
+	vm_find_kernel
 fi
+FIND="${VM_MODDIR_ARGS[*]} --search $VM_OUT/testmod"
+
+# --- gdb through `serve` on each dump ---------------------------------------
+# gdb_session NAME DUMP MODSECT-ARGS: gdb on `target remote | modsect serve
+# --vmcore DUMP`, the in-gdb command, every thread's walk; then the checks.
+gdb_session() {
+	local name=$1 dump=$2 args=$3 rc=0 t
+	{
+		echo "set pagination off"
+		echo "set confirm off"
+		echo "set width 0"
+		echo "target remote | $MODSECT serve --vmcore $dump"
+		echo "source $TOP/share/gdb/modsect.py"
+		echo "source $VM_DIR/servebt.py"
+		echo "python import time; _t0 = time.time()"
+		vm_gdb_try "modsect $args"
+		echo "python _t1 = time.time()"
+		echo "python ms_all()"
+		echo "python print('TIME load %.2f walk %.2f' % (_t1 - _t0, time.time() - _t1))"
+		echo "info threads"
+		echo "continue"
+		echo "python"
+		echo "try:"
+		echo "    gdb.execute('set var *(char *)\$sp = 0')"
+		echo "except gdb.error as e:"
+		echo "    print('WRITE REFUSED: %s' % e)"
+		echo "end"
+		echo "detach"
+	} >"$W/$name.gdb"
+	timeout "$GDB_TIMEOUT" "$(vm_gdb)" -q -nx -batch -x "$W/$name.gdb" >"$W/$name.out" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || not_ok "[$name] gdb exit status $rc (124: timeout after ${GDB_TIMEOUT}s)"
+	if grep -q '^NO ERROR$' "$W/$name.out"; then
+		ok "[$name] in-gdb 'modsect $args' through serve"
+	else
+		not_ok "[$name] in-gdb 'modsect $args' failed" "$(grep -m 3 '^GDB ERROR' "$W/$name.out")"
+	fi
+	python3 "$VM_DIR/servecheck.py" "$name" "$W/before.txt" "$W/after.txt" \
+		"$W/kallsyms.txt" "$W/$name.out" >"$W/$name.check" || true
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) not_ok "${line#not ok - }" ;;
+		"bench:"*) echo "$line" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$W/$name.check"
+	if grep -q 'Remote failure reply: E.modsect serve: .* is not running' "$W/$name.out"; then
+		ok "[$name] continue is refused, with serve's reason shown by gdb"
+	else
+		not_ok "[$name] continue on a dump was not refused with a reason"
+	fi
+	if grep -q '^WRITE REFUSED: Cannot access memory' "$W/$name.out"; then
+		ok "[$name] a write to the dump is refused"
+	else
+		not_ok "[$name] a write to the dump was not refused" "$(tail -n 5 "$W/$name.out")"
+	fi
+	t=$(sed -n 's/^TIME //p' "$W/$name.out")
+	echo "bench: serve $name gdb seconds ${t:-?} (load: the in-gdb command; walk: thread apply all of $(grep -c '^TH ' "$W/$name.out") threads)"
+}
+
+gdb_session elf "$W/vmcore.elf" "gdb --all --kernel --kernel-image $VM_KERNEL $FIND"
+gdb_session kdump "$W/vmcore.kdump" "gdb --all --kernel --kernel-image $VM_KERNEL $FIND"
+# The map, kallsyms and BTF from the dump itself, through gdb and serve:
+# about 100 s more (every read a packet through gdb), so left to
+# MODSECT_VM_SERVE_MEMORY=1.
+if [ "${MODSECT_VM_SERVE_MEMORY:-0}" != 0 ]; then
+	gdb_session memory "$W/vmcore.kdump" "gdb --all --kernel $FIND"
+fi
+
+# --- lldb on `serve --listen` ----------------------------------------------
+# lldb's own gdb-remote client: thread list with names, and a sample of
+# walks (lldb's bt from the same symbol and unwind files, by modsect lldb).
+lldb_session() {
+	local port log=$W/lldb-serve.err out=$W/lldb.out pid i t
+	if ! command -v lldb >/dev/null; then
+		not_ok "[lldb] no lldb (scripts/deps.sh installs it)"
+		return
+	fi
+	"$MODSECT" lldb --all --kernel --kernel-image "$VM_KERNEL" --vmcore "$W/vmcore.elf" $FIND \
+		-o "$W/lldb-ms.lldb" 2>"$W/lldb-ms.err" || {
+		not_ok "[lldb] modsect lldb --all --kernel --vmcore failed" "$(head -c 300 "$W/lldb-ms.err")"
+		return
+	}
+	port=$((20000 + RANDOM % 20000))
+	while ! vm_port_free "$port"; do port=$((20000 + RANDOM % 20000)); done
+	"$MODSECT" serve --vmcore "$W/vmcore.elf" --listen "127.0.0.1:$port" 2>"$log" &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q " on 127.0.0.1:$port\$" "$log" && break
+		sleep 0.2
+	done
+	grep -q " on 127.0.0.1:$port\$" "$log" || {
+		not_ok "[lldb] serve --listen did not say where it listens" "$(cat "$log")"
+		kill "$pid" 2>/dev/null
+		return
+	}
+	{
+		echo "gdb-remote 127.0.0.1:$port"
+		echo "command source $W/lldb-ms.lldb"
+		echo "thread list"
+		for t in $(awk '$1 == "T" && ($5 == "modsect_lock" || $5 == "cat" || $5 == "modsect_wait") { print $2 }' "$W/before.txt"); do
+			# gdb's thread numbers, as lldb's, follow serve's order.
+			echo "thread select $(sed 's/^\*/ /' "$W/elf.out" | awk -v t="$t" '$2 == "Thread" && $3 == t { print $1; exit }')"
+			echo "bt"
+		done
+		echo "process detach"
+	} >"$W/lldb.cmds"
+	LLDB_PY=$(ls -d /usr/lib/llvm-*/lib/python3*/dist-packages/lldb/__init__.py 2>/dev/null | head -1)
+	PYTHONPATH=${LLDB_PY%/lldb/__init__.py} timeout 300 lldb -b -s "$W/lldb.cmds" >"$out" 2>&1 </dev/null
+	wait "$pid" 2>/dev/null
+	local n want
+	n=$(grep -o 'thread #[0-9]*' "$out" | sed 's/.*#//' | sort -n | tail -n 1)
+	want=$(grep -c '^TH ' "$W/elf.out")
+	if [ "$n" = "$want" ] && grep -q "name = 'modsect_lock'" "$out"; then
+		ok "[lldb] thread list: $n threads, as gdb's, with their names"
+	else
+		not_ok "[lldb] thread list: $n threads (gdb: $want)" "$(grep -m 5 'thread #' "$out")"
+	fi
+	for f in modsect_test_lock_fn pipe_read modsect_test_wait_fn; do
+		if grep -q "frame #.*\`$f" "$out" && grep -A12 "\`$f" "$out" | grep -q 'ret_from_fork\|entry_SYSCALL_64'; then
+			ok "[lldb] bt through $f to the task's entry"
+		else
+			not_ok "[lldb] bt through $f" "$(grep -m 8 'frame #' "$out")"
+		fi
+	done
+}
+lldb_session
+
+# --- refused: a dump cut short ---------------------------------------------
+head -c 20000000 "$W/vmcore.elf" >"$W/cut.elf"
+rc=0
+"$MODSECT" serve --vmcore "$W/cut.elf" </dev/null >"$W/cut.out" 2>"$W/cut.err" || rc=$?
+if [ "$rc" = 3 ] && [ ! -s "$W/cut.out" ] && grep -q 'truncated\|shorter\|cut' "$W/cut.err"; then
+	ok "serve of a dump cut short: exit 3, nothing on stdout, $(head -c 120 "$W/cut.err")"
+else
+	not_ok "serve of a dump cut short: exit $rc" "$(head -c 300 "$W/cut.err")"
+fi
+rm -f "$W/cut.elf"
+[ -n "${MODSECT_VM_SERVE_KEEP:-}" ] || rm -f "$W/vmcore.elf" "$W/vmcore.kdump"
+summary
