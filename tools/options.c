@@ -48,19 +48,19 @@ static const struct optdef options[] = {
 	  .kind = O_STR, .off = OFF(capture) },
 #ifndef MODSECT_STATIC
 	{ .lo = { "remote", required_argument, 0, 'r' },
-	  .flag = OPT_MEMORY,
+	  .flag = OPT_MEMORY | OPT_SERVE,
 	  .arg = "HOST:PORT|TTY",
 	  .help = "read the map from kernel memory over the GDB remote protocol",
 	  .kind = O_STR, .off = OFF(remote) },
 	{ .lo = { "baud", required_argument, 0, 'b' },
-	  .flag = OPT_MEMORY,
+	  .flag = OPT_MEMORY | OPT_SERVE,
 	  .arg = "N",
 	  .help = "with --remote TTY: the line speed (default 115200)",
 	  .kind = O_UINT, .off = OFF(baud),
 	  .min = 1, .max = 4000000, .scale = 1,
 	  .bad = "--baud takes a number, not '%s'" },
 	{ .lo = { "timeout", required_argument, 0, 't' },
-	  .flag = OPT_MEMORY,
+	  .flag = OPT_MEMORY | OPT_SERVE,
 	  .arg = "SECONDS",
 	  .help = "with --remote: how long one request may take (default 5)",
 	  .kind = O_UINT, .off = OFF(timeout_ms),
@@ -281,8 +281,9 @@ static int check(const struct cmd *c, const struct opts *o)
 	if (!!o->root + !!o->capture + !!o->remote + !!o->vmcore + o->kcore > 1)
 		return usage_error(c, "%s",
 				   "--root, --capture, --remote, --vmcore and --kcore exclude each other");
-	if ((c->opts & OPT_SERVE) && !o->vmcore && !o->kcore)
-		return usage_error(c, "%s", "give --vmcore FILE or --kcore");
+	if ((c->opts & OPT_SERVE) && !o->vmcore && !o->kcore && !o->remote)
+		return usage_error(c, "%s",
+				   "give --vmcore FILE, --kcore or --remote HOST:PORT");
 	if (o->module_at && ((!o->remote && !o->vmcore) || !o->all))
 		return usage_error(c, "%s",
 				   "--module-at goes with --all and --remote or --vmcore");

@@ -20,6 +20,8 @@ static int serve_on(struct run *run, struct ms_kernel *k, const char *what)
 
 	if (getenv("MODSECT_SERVE_TRACE"))
 		so.trace = stderr;
+	if (getenv("MODSECT_MEM_STATS"))
+		so.stats = stderr;
 	if (run->o->listen) {
 		r = ms_serve_listen(run->o->listen, &lfd, where, sizeof(where),
 				    &run->err);
@@ -41,14 +43,18 @@ int do_serve(struct run *run)
 {
 	const struct opts *o = run->o;
 	struct ms_source src = { .vmcore = o->vmcore,
+				 .remote = o->remote,
+				 .baud = o->baud,
+				 .timeout_ms = o->timeout_ms,
 				 .kernel_image = o->kernel_image,
 				 .force = o->force };
 	struct ms_mem *mem = NULL;
 	struct ms_kernel *k = NULL;
 	char what[4200];
 	int r = ms_source_kernel(run->ctx, &src, o->kcore, &mem, &k, &run->err);
-	snprintf(what, sizeof(what), "%s %s", o->vmcore ? "vmcore" : "kcore",
-		 o->vmcore ? o->vmcore : "/proc/kcore");
+	snprintf(what, sizeof(what), "%s %s",
+		 o->vmcore ? "vmcore" : o->remote ? "remote" : "kcore",
+		 o->vmcore ? o->vmcore : o->remote ? o->remote : "/proc/kcore");
 	if (!r)
 		r = serve_on(run, k, what);
 	ms_kernel_free(k);

@@ -16,41 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "serve.h"
-#include "target/rsp.h"
-
-/* What we tell the debugger: replies to 'm' of up to PACKET / 2 bytes. */
-#define PACKET 0x4000u
-#define REPLY_MAX (2 * PACKET + 64)
-
-struct thread {
-	struct ms_task t;
-	struct ms_regs regs;
-	char why[256]; /* no registers: why, else "" */
-};
-
-struct srv {
-	struct ms_kernel *k;
-	const struct ms_serve_opts *o;
-	int machine;
-	struct thread *th;
-	size_t nth;
-	size_t cur; /* the general thread, an index of th */
-	size_t info_next; /* qsThreadInfo's position */
-	char *threads_xml;
-	size_t threads_len;
-	bool noack, done;
-	size_t in_pos, in_len;
-	unsigned char in[16384];
-	struct rsp_rx rx;
-	size_t len;
-	char reply[REPLY_MAX];
-	char frame[2 * REPLY_MAX + 8];
-};
+#include "serve-int.h"
 
 /* ---- the connection ---- */
 
-static int send_all(struct srv *s, const void *p, size_t n, struct ms_err *err)
+int srv_send_all(struct srv *s, const void *p, size_t n, struct ms_err *err)
 {
 	const char *c = p;
 
@@ -69,7 +39,7 @@ static int send_all(struct srv *s, const void *p, size_t n, struct ms_err *err)
 }
 
 /* s->reply[0..s->len) framed, with '$', '#', '}' and '*' escaped. */
-static int send_reply(struct srv *s, struct ms_err *err)
+int srv_send_reply(struct srv *s, struct ms_err *err)
 {
 	size_t o = 0;
 	uint8_t sum = 0;
@@ -90,7 +60,7 @@ static int send_reply(struct srv *s, struct ms_err *err)
 	if (s->o->trace)
 		fprintf(s->o->trace, "<- %.*s\n", (int)(s->len > 200 ? 200 : s->len),
 			s->reply);
-	return send_all(s, s->frame, o, err);
+	return srv_send_all(s, s->frame, o, err);
 }
 
 /*
@@ -121,10 +91,10 @@ static int next_packet(struct srv *s, struct ms_err *err)
 		s->in_pos += used;
 		if (ev == RSP_RX_PACKET) {
 			s->rx.buf[s->rx.len] = '\0';
-			return s->noack ? 0 : send_all(s, "+", 1, err);
+			return s->noack ? 0 : srv_send_all(s, "+", 1, err);
 		}
 		if ((ev == RSP_RX_BADSUM || ev == RSP_RX_TOOLONG) && !s->noack) {
-			int r = send_all(s, "-", 1, err);
+			int r = srv_send_all(s, "-", 1, err);
 
 			if (r)
 				return r;
@@ -134,9 +104,7 @@ static int next_packet(struct srv *s, struct ms_err *err)
 
 /* ---- replies ---- */
 
-static void reply(struct srv *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void reply(struct srv *s, const char *fmt, ...)
+void srv_reply(struct srv *s, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -156,9 +124,9 @@ static void xfer(struct srv *s, const char *args, const char *text,
 
 	if (!comma || ms_hex_u64(args, (size_t)(comma - args), &off) ||
 	    ms_hex_u64(comma + 1, strlen(comma + 1), &n))
-		return reply(s, "E00");
+		return srv_reply(s, "E00");
 	if (off >= len)
-		return reply(s, "l");
+		return srv_reply(s, "l");
 	if (n > PACKET - 16)
 		n = PACKET - 16;
 	if (n > len - off)
@@ -197,7 +165,7 @@ static void read_mem(struct srv *s, const char *args)
 
 	if (!comma || ms_hex_u64(args, (size_t)(comma - args), &addr) ||
 	    ms_hex_u64(comma + 1, strlen(comma + 1), &n))
-		return reply(s, "E00");
+		return srv_reply(s, "E00");
 	if (n > sizeof(buf))
 		n = sizeof(buf);
 	/*
@@ -216,7 +184,7 @@ static void read_mem(struct srv *s, const char *args)
 		got += chunk;
 	}
 	if (!got && n)
-		return reply(s, "E14");
+		return srv_reply(s, "E14");
 	ms_hex_encode(buf, got, s->reply);
 	s->len = 2 * got;
 }
@@ -228,7 +196,7 @@ static void thread_info(struct srv *s, bool first)
 	if (first)
 		s->info_next = 0;
 	if (s->info_next >= s->nth)
-		return reply(s, "l");
+		return srv_reply(s, "l");
 	s->reply[o++] = 'm';
 	while (s->info_next < s->nth && o < PACKET - 32)
 		o += (size_t)snprintf(s->reply + o, 32, "%s%x", o > 1 ? "," : "",
@@ -252,19 +220,19 @@ static void extra_info_reply(struct srv *s, const char *hex)
 	size_t i;
 
 	if (find_thread(s, hex, &i))
-		return reply(s, "E01");
+		return srv_reply(s, "E01");
 	extra_info(&s->th[i], text, sizeof(text));
 	ms_hex_encode(text, strlen(text), s->reply);
 	s->len = 2 * strlen(text);
 }
 
-static void stop_reply(struct srv *s, size_t i)
+void srv_stop_reply(struct srv *s, size_t i)
 {
 	char name[64];
 
 	/* lldb reads the thread's name from the stop reply. */
 	ms_hex_encode(s->th[i].t.comm, strlen(s->th[i].t.comm), name);
-	reply(s, "T05thread:%x;hexname:%s;", s->th[i].t.tid, name);
+	srv_reply(s, "T05thread:%x;hexname:%s;", s->th[i].t.tid, name);
 }
 
 static void regs_reply(struct srv *s, int regno)
@@ -273,24 +241,24 @@ static void regs_reply(struct srv *s, int regno)
 				  s->reply);
 
 	if (n < 0)
-		return reply(s, "E00");
+		return srv_reply(s, "E00");
 	s->len = (size_t)n;
 }
 
 static void refuse(struct srv *s, const char *what)
 {
-	reply(s, "E.modsect serve: %s is not running (%s): %s is refused",
+	srv_reply(s, "E.modsect serve: %s is not running (%s): %s is refused",
 	      s->o->what, "a dump or /proc/kcore, read-only", what);
 }
 
 static void query(struct srv *s, const char *p)
 {
 	if (!strncmp(p, "qSupported", 10))
-		return reply(s,
+		return srv_reply(s,
 			     "PacketSize=%x;QStartNoAckMode+;qXfer:features:read+;qXfer:threads:read+",
 			     PACKET);
 	if (!strcmp(p, "QStartNoAckMode")) {
-		reply(s, "OK");
+		srv_reply(s, "OK");
 		s->noack = true;
 		return;
 	}
@@ -306,19 +274,19 @@ static void query(struct srv *s, const char *p)
 	if (!strncmp(p, "qThreadExtraInfo,", 17))
 		return extra_info_reply(s, p + 17);
 	if (!strcmp(p, "qC"))
-		return reply(s, "QC%x", s->th[s->cur].t.tid);
+		return srv_reply(s, "QC%x", s->th[s->cur].t.tid);
 	if (!strcmp(p, "qAttached"))
-		return reply(s, "1");
+		return srv_reply(s, "1");
 	if (!strncmp(p, "qSymbol", 7))
-		return reply(s, "OK");
+		return srv_reply(s, "OK");
 	if (!strncmp(p, "qThreadStopInfo", 15)) {
 		size_t i;
 
 		if (find_thread(s, p + 15, &i))
-			return reply(s, "E01");
-		return stop_reply(s, i);
+			return srv_reply(s, "E01");
+		return srv_stop_reply(s, i);
 	}
-	reply(s, "%s", "");
+	srv_reply(s, "%s", "");
 }
 
 static void set_thread(struct srv *s, const char *p)
@@ -326,32 +294,31 @@ static void set_thread(struct srv *s, const char *p)
 	size_t i;
 
 	if (find_thread(s, p + 1, &i))
-		return reply(s, "E01");
+		return srv_reply(s, "E01");
 	if (p[0] == 'g')
 		s->cur = i;
-	reply(s, "OK");
+	srv_reply(s, "OK");
 }
 
-static void handle(struct srv *s, const char *p)
+static void answer(struct srv *s, const char *p)
 {
 	size_t i;
 
-	s->len = 0;
 	switch (p[0]) {
 	case '?':
-		return stop_reply(s, s->cur);
+		return srv_stop_reply(s, s->cur);
 	case 'H':
 		return set_thread(s, p + 1);
 	case 'T':
-		return find_thread(s, p + 1, &i) ? reply(s, "E01") :
-						   reply(s, "OK");
+		return find_thread(s, p + 1, &i) ? srv_reply(s, "E01") :
+						   srv_reply(s, "OK");
 	case 'g':
 		return regs_reply(s, -1);
 	case 'p': {
 		uint64_t n;
 
 		if (ms_hex_u64(p + 1, strlen(p + 1), &n) || n > 1024)
-			return reply(s, "E00");
+			return srv_reply(s, "E00");
 		return regs_reply(s, (int)n);
 	}
 	case 'm':
@@ -369,7 +336,7 @@ static void handle(struct srv *s, const char *p)
 		return refuse(s, "running");
 	case 'D':
 		s->done = true;
-		return reply(s, "OK");
+		return srv_reply(s, "OK");
 	case 'k':
 		s->done = true;
 		return;
@@ -378,15 +345,26 @@ static void handle(struct srv *s, const char *p)
 			return refuse(s, "running");
 		if (!strncmp(p, "vKill", 5)) {
 			s->done = true;
-			return reply(s, "OK");
+			return srv_reply(s, "OK");
 		}
-		return reply(s, "%s", "");
+		return srv_reply(s, "%s", "");
 	case 'q':
 	case 'Q':
 		return query(s, p);
 	default:
-		return reply(s, "%s", "");
+		return srv_reply(s, "%s", "");
 	}
+}
+
+static int handle(struct srv *s, const char *p, struct ms_err *err)
+{
+	int r;
+
+	s->len = 0;
+	if (s->live && (r = srv_live(s, p, err)) <= 0)
+		return r;
+	answer(s, p);
+	return 0;
 }
 
 /* ---- the threads ---- */
@@ -460,11 +438,17 @@ static size_t first_thread(const struct srv *s, int panic_cpu)
 }
 
 /* The tasks and their registers, or why a task has none. */
-static int load_threads(struct srv *s, struct ms_err *err)
+int srv_load_threads(struct srv *s, int cpu, struct ms_err *err)
 {
 	struct ms_tasks ts;
-	int r = ms_kernel_tasks(s->k, &ts, err);
+	int r;
 
+	free(s->th);
+	free(s->threads_xml);
+	s->th = NULL;
+	s->threads_xml = NULL;
+	s->nth = s->cur = s->info_next = 0;
+	r = ms_kernel_tasks(s->k, &ts, err);
 	if (r)
 		return r;
 	s->th = calloc(ts.n ? ts.n : 1, sizeof(*s->th));
@@ -487,12 +471,23 @@ static int load_threads(struct srv *s, struct ms_err *err)
 			snprintf(th->why, sizeof(th->why), "%.*s",
 				 (int)sizeof(th->why) - 1, e.msg);
 	}
-	s->cur = first_thread(s, ts.panic_cpu);
+	s->cur = first_thread(s, cpu >= 0 ? cpu : ts.panic_cpu);
 	ms_tasks_clear(&ts);
 	if (!r && !s->nth)
 		r = ms_err_kind(err, MS_E_INPUT, ENOENT, "%s: no tasks",
 				s->o->what);
 	return r ? r : build_xml(s, err);
+}
+
+static void print_stats(const struct srv *s, const char *when)
+{
+	const struct ms_mem *m = ms_kernel_mem(s->k);
+
+	if (s->o->stats)
+		fprintf(s->o->stats,
+			"modsect: serve: %s: %zu threads, %llu memory requests, %llu bytes\n",
+			when, s->nth, (unsigned long long)m->nrequests,
+			(unsigned long long)m->nbytes);
 }
 
 int ms_serve(struct ms_kernel *k, const struct ms_serve_opts *o,
@@ -506,6 +501,7 @@ int ms_serve(struct ms_kernel *k, const struct ms_serve_opts *o,
 	s->k = k;
 	s->o = o;
 	s->machine = ms_kernel_elf_machine(k);
+	s->live = ms_remote_fd(ms_kernel_mem(k)) >= 0;
 	if (!ms_serve_target_xml(s->machine)) {
 		free(s);
 		return ms_err_set(err, ENOTSUP,
@@ -513,7 +509,8 @@ int ms_serve(struct ms_kernel *k, const struct ms_serve_opts *o,
 				  o->what);
 	}
 	rsp_rx_init(&s->rx);
-	r = load_threads(s, err);
+	r = srv_load_threads(s, -1, err);
+	print_stats(s, "threads read");
 	while (!r && !s->done) {
 		r = next_packet(s, err);
 		if (r == 1) {
@@ -524,10 +521,11 @@ int ms_serve(struct ms_kernel *k, const struct ms_serve_opts *o,
 			break;
 		if (o->trace)
 			fprintf(o->trace, "-> %s\n", s->rx.buf);
-		handle(s, s->rx.buf);
-		if (s->len || s->rx.buf[0] != 'k')
-			r = send_reply(s, err);
+		r = handle(s, s->rx.buf, err);
+		if (!r && (s->len || s->rx.buf[0] != 'k'))
+			r = srv_send_reply(s, err);
 	}
+	print_stats(s, "served");
 	free(s->th);
 	free(s->threads_xml);
 	free(s);

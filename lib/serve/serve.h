@@ -18,6 +18,11 @@ struct ms_serve_opts {
 	const char *what;
 	/* Each packet in and out on this stream (NULL: none), for tests. */
 	FILE *trace;
+	/*
+	 * Memory requests and bytes on this stream (NULL: none), for
+	 * bench/: once the threads are read, and at the end.
+	 */
+	FILE *stats;
 };
 
 /*

@@ -166,9 +166,11 @@ int ms_source_kernel(const struct ms_ctx *ctx, const struct ms_source *src,
 		     bool kcore, struct ms_mem **mem_ret,
 		     struct ms_kernel **ret, struct ms_err *err)
 {
+	struct ms_remote_opts ro = { src->baud, src->timeout_ms };
 	struct ms_mem *mem = NULL;
-	int r = kcore ? ms_kcore_open(NULL, &mem, err) :
-			ms_vmcore_open(src->vmcore, &mem, err);
+	int r = kcore	      ? ms_kcore_open(NULL, &mem, err) :
+		src->remote ? ms_remote_open(src->remote, &ro, &mem, err) :
+			      ms_vmcore_open(src->vmcore, &mem, err);
 
 	if (!r) {
 		struct ms_mem_src ms = { .ctx = ctx,

@@ -40,7 +40,8 @@ int ms_source_read(const struct ms_ctx *ctx, const struct ms_source *src,
 
 #ifndef MODSECT_STATIC
 /*
- * The kernel in src->vmcore, or with kcore in /proc/kcore, kept open for
+ * The kernel in src->vmcore or at src->remote (a live stub), or with kcore
+ * in /proc/kcore, kept open for
  * what changes while it runs (its tasks, for `serve`): *mem_ret is the
  * memory, *ret the kernel found on it (src->kernel_image, src->force as
  * for the map); the caller frees both, the kernel first.

@@ -189,6 +189,8 @@ static void remote_close(struct ms_mem *m)
 static const struct ms_mem_ops remote_ops = {
 	.read = remote_read,
 	.pc = remote_pc,
+	.ncpus = remote_ncpus,
+	.cpu_regs = remote_cpu_regs,
 	.close = remote_close,
 };
 

@@ -172,7 +172,7 @@ static int io_fill(struct remote *s, uint64_t deadline, struct ms_err *err)
 	}
 }
 
-static int next_event(struct remote *s, uint64_t deadline, struct ms_err *err)
+int remote_next_event(struct remote *s, uint64_t deadline, struct ms_err *err)
 {
 	for (;;) {
 		if (s->in_pos < s->in_len) {
@@ -192,15 +192,23 @@ static int next_event(struct remote *s, uint64_t deadline, struct ms_err *err)
 	}
 }
 
-static int send_req(struct remote *s, const char *req, uint64_t deadline,
-		    struct ms_err *err)
+int remote_send(struct remote *s, const char *req, uint64_t deadline,
+		struct ms_err *err)
 {
-	char pkt[128];
+	char small[128], *pkt = small;
 	size_t n = strlen(req);
+	int r;
 
-	if (req[0] == 0x03) /* an interrupt is the raw byte, not a packet */
+	/* An interrupt is the raw byte, not a packet; so is an ack. */
+	if (req[0] == 0x03 || (req[0] == '+' && !req[1]))
 		return io_write(s, req, 1, deadline, err);
-	return io_write(s, pkt, rsp_frame(req, n, pkt), deadline, err);
+	/* Long ones are what `serve --remote` passes on (M, X). */
+	if (n + 4 > sizeof(small) && !(pkt = malloc(n + 4)))
+		return ms_err_errno(err, ENOMEM, "%s", s->origin);
+	r = io_write(s, pkt, rsp_frame(req, n, pkt), deadline, err);
+	if (pkt != small)
+		free(pkt);
+	return r;
 }
 
 static void remember_stop(struct remote *s, const struct rsp_reply *rep)
@@ -262,9 +270,9 @@ int remote_transact(struct remote *s, const char *req, unsigned int wait_ms,
 				  "%s: the connection failed earlier",
 				  s->origin);
 	s->m->nrequests++;
-	r = send_req(s, req, deadline, err);
+	r = remote_send(s, req, deadline, err);
 	while (!r) {
-		r = next_event(s, deadline, err);
+		r = remote_next_event(s, deadline, err);
 		switch (r) {
 		case RSP_RX_ACK:
 			r = 0;
@@ -279,7 +287,7 @@ int remote_transact(struct remote *s, const char *req, unsigned int wait_ms,
 					s, err, EPROTO,
 					"%s refused %s %d times (bad checksum: line noise?)",
 					s->origin, req_name(req), naks);
-			r = send_req(s, req, deadline, err);
+			r = remote_send(s, req, deadline, err);
 			break;
 		case RSP_RX_BADSUM:
 			if (++bad > MAX_TRIES)
@@ -295,7 +303,7 @@ int remote_transact(struct remote *s, const char *req, unsigned int wait_ms,
 			 * ignores the '-'; that needs a corrupting "reliable"
 			 * transport, and ends in a timeout.)
 			 */
-			r = s->noack ? send_req(s, req, deadline, err) :
+			r = s->noack ? remote_send(s, req, deadline, err) :
 				       io_write(s, "-", 1, deadline, err);
 			break;
 		case RSP_RX_TOOLONG:

@@ -26,6 +26,10 @@ struct remote {
 	struct rsp_arch arch;
 	struct ms_mem *m; /* owner of this; for the request counter */
 	char origin[300];
+	/* the stub's threads (one a CPU for QEMU), read when first asked */
+	bool have_threads;
+	unsigned int nthreads;
+	uint64_t threads[256];
 	/* the fields of the last 'T' stop reply, for the pc */
 	bool have_stop;
 	size_t stop_len;
@@ -62,6 +66,20 @@ int remote_fatal(struct remote *s, struct ms_err *err, int code,
  */
 int remote_transact(struct remote *s, const char *req, unsigned int wait_ms,
 		    unsigned int flags, struct rsp_reply *rep,
+		    struct ms_err *err);
+
+/*
+ * The parts of an exchange, for what runs the target (rsprun.c): sends
+ * one request (or the raw Ctrl-C byte); the next receiver event
+ * (enum rsp_rx_event) or an error, -ETIMEDOUT at the deadline.
+ */
+int remote_send(struct remote *s, const char *req, uint64_t deadline,
+		struct ms_err *err);
+int remote_next_event(struct remote *s, uint64_t deadline, struct ms_err *err);
+
+/* A CPU's registers and the number of CPUs, as the stub's threads. */
+unsigned int remote_ncpus(struct ms_mem *m);
+int remote_cpu_regs(struct ms_mem *m, unsigned int cpu, struct ms_regs *regs,
 		    struct ms_err *err);
 
 /*

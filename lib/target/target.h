@@ -143,6 +143,23 @@ struct ms_remote_opts {
 int ms_remote_open(const char *spec, const struct ms_remote_opts *o,
 		   struct ms_mem **ret, struct ms_err *err);
 
+/*
+ * Running a live stub (rsprun.c), for `serve --remote`: the descriptor of
+ * a --remote source (-1 for any other); one request passed on and its
+ * reply (expanded, at most cap bytes); a resume ("c", "s", or "\x03" for
+ * Ctrl-C) sent without waiting; then the stub's next packet (a stop
+ * reply, console output) within wait_ms: 0 with it, 1 if none came.
+ * The source's cache is forgotten at each, as the target may change.
+ */
+int ms_remote_fd(const struct ms_mem *m);
+int ms_remote_pass(struct ms_mem *m, const char *req, char *reply, size_t cap,
+		   size_t *len, struct ms_err *err);
+int ms_remote_resume(struct ms_mem *m, const char *req, struct ms_err *err);
+int ms_remote_wait(struct ms_mem *m, unsigned int wait_ms, char *reply,
+		   size_t cap, size_t *len, struct ms_err *err);
+/* The CPU (ms_mem_cpu_regs' number) whose stub thread id is tid, or -1. */
+int ms_remote_cpu_of(struct ms_mem *m, uint64_t tid);
+
 /* A vmcore: ELF or compressed kdump, through libkdumpfile (vmcore.c). */
 int ms_vmcore_open(const char *path, struct ms_mem **ret, struct ms_err *err);
 

@@ -10,6 +10,11 @@
 #
 #   MODSECT=./modsect MODSECT_STATIC=$PWD/modsect-static tests/vm/demo.sh
 set -eu
+# The crash case (6.): the panic leaves the guest as it is (panic=0, the
+# last panic= wins) for the dump, and qemu_fw_cfg hands QEMU the kernel's
+# VMCOREINFO, with which the dump's virtual addresses translate.
+export MODSECT_VM_APPEND="${MODSECT_VM_APPEND:-} panic=0"
+export MODSECT_VM_STOCK_MODULES=${MODSECT_VM_STOCK_MODULES:-"crc-itu-t dm-mod isofs qemu_fw_cfg"}
 . "$(dirname "$0")/lib.sh"
 
 vm_modsect "./modsect"
@@ -151,6 +156,54 @@ heading "5. The guest carries on"
 vm_wait_for "^==MODSECT-ACK [0-9]+ poke $POKE rc=0==\$" 60 || vm_die "the guest did not finish the poke"
 vm_cmd dmesg 30 || vm_die "no dmesg from the guest"
 vm_section "dmesg-$VM_LAST_ACK" | grep 'modsect_test:' | indent
+
+heading "6. The crash: the guest panics, QEMU dumps it, gdb on the dump through modsect serve"
+echo "The guest starts tasks blocked in known places, then panics (echo c > /proc/sysrq-trigger)."
+vm_cmd tasks 60 || vm_die "the guest did not start its tasks"
+vm_send "sysrq c"
+end=$(($(date +%s) + 60))
+until grep -q 'Kernel panic - not syncing' "$VM_RUN/console.log" 2>/dev/null; do
+	[ "$(date +%s)" -lt "$end" ] || vm_die "the guest did not panic"
+	sleep 0.5
+done
+grep -m 1 'Kernel panic - not syncing' "$VM_RUN/console.log" | indent
+run "(qemu) dump-guest-memory -z vmcore.kdump     (QMP: kdump-compressed, zlib)"
+vm_dump "$D/vmcore.kdump" kdump-zlib 300
+echo "$(du -h "$D/vmcore.kdump" | cut -f1) dump; gdb reads it through modsect serve, every task a thread:"
+cat >"$D/crash.gdb" <<EOF
+set pagination off
+set confirm off
+set width 0
+echo (gdb) target remote | modsect serve --vmcore vmcore.kdump\\n
+target remote | $MODSECT serve --vmcore $D/vmcore.kdump
+source $TOP/share/gdb/modsect.py
+echo \\n(gdb) modsect gdb --all --kernel --kernel-image $VM_KERNEL --search $TD\\n
+modsect gdb --all --kernel --kernel-image $VM_KERNEL --search $TD
+echo \\n(gdb) info threads\\n
+info threads
+echo \\n(gdb) bt            (the CPU that panicked: the task that wrote to sysrq-trigger)\\n
+bt
+echo \\n(gdb) thread NUMBER OF modsect_lock\\n
+python gdb.execute("thread %d" % [t.num for t in gdb.selected_inferior().threads() if t.name == "modsect_lock"][0])
+echo \\n(gdb) bt            (a kernel thread of the test module, waiting for a mutex)\\n
+bt
+echo \\n(gdb) continue      (a dump does not run)\\n
+continue
+detach
+EOF
+rc=0
+timeout "$GDB_TIMEOUT" gdb -q -nx -batch -x "$D/crash.gdb" >"$D/crash.out" 2>&1 </dev/null || rc=$?
+awk '/^add symbol table from file/ { print; skip = 1; next } skip && /^\t/ { n++; next }
+	skip { printf "\t(... %d section addresses ...)\n", n; skip = 0 } { print }' "$D/crash.out" |
+	grep -v -e '^Reading symbols from' -e '^(No debugging symbols found' | indent
+[ "$rc" = 0 ] || vm_die "gdb on the dump exited with $rc"
+grep -qE '^#[0-9]+ +0x[0-9a-f]+ in panic \(' "$D/crash.out" ||
+	vm_die "the panicking CPU's bt has no panic frame"
+grep -qE ' in sysrq_handle_crash \(' "$D/crash.out" ||
+	vm_die "the panicking CPU's bt does not reach sysrq_handle_crash"
+grep -qE ' in modsect_test_lock_fn \(' "$D/crash.out" ||
+	vm_die "the test module's thread's bt has no modsect_test_lock_fn"
+rm -f "$D/vmcore.kdump"
 vm_stop
 echo
 echo "demo finished in $(($(date +%s) - t_start))s; files in $D"

@@ -190,6 +190,60 @@ lldb_session() {
 }
 lldb_session
 
+# --- the live guest through `serve --remote` --------------------------------
+# gdb -> modsect serve -> QEMU's gdbstub: every task a thread on the live
+# kernel, a breakpoint passed through, the stop's thread the task that
+# hit it, the walks at the stop against the guest's lists around it.
+live_session() {
+	local rc=0 out=$W/live.out
+	if [ -z "$VM_QEMU_PID" ]; then
+		ok "[live] skipped: MODSECT_VM_SERVE_REUSE without a guest"
+		return
+	fi
+	{
+		echo "set pagination off"
+		echo "set confirm off"
+		echo "set width 0"
+		echo "target remote | $MODSECT serve --remote 127.0.0.1:$VM_GDB_PORT"
+		echo "source $TOP/share/gdb/modsect.py"
+		echo "source $VM_DIR/servebt.py"
+		vm_gdb_try "modsect gdb --all --kernel --kernel-image $VM_KERNEL $FIND"
+		echo "break modsect_test_poke"
+		echo "shell printf 'poke 77\\n' > $VM_RUN/trigger.in"
+		echo "continue"
+		echo "python print('STOPPED-AT %d %s' % (gdb.selected_thread().ptid[1], gdb.selected_thread().name))"
+		echo "python ms_all()"
+		echo "delete"
+		echo "detach"
+	} >"$W/live.gdb"
+	timeout "$GDB_TIMEOUT" "$(vm_gdb)" -q -nx -batch -x "$W/live.gdb" >"$out" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || not_ok "[live] gdb exit status $rc" "$(tail -n 5 "$out")"
+	if vm_wait_for "^==MODSECT-ACK [0-9]+ poke 77 rc=0==\$" 60; then
+		ok "[live] the guest ran on after detach through serve"
+	else
+		not_ok "[live] the guest did not acknowledge the poke after detach"
+	fi
+	vm_cmd taskinfo 120 || vm_die "taskinfo"
+	vm_section "taskinfo-$VM_LAST_ACK" >"$W/after2.txt"
+	if grep -qE 'Breakpoint [0-9]+, .*modsect_test_poke \(' "$out" &&
+		grep -q '^STOPPED-AT 1 init$' "$out" &&
+		grep -q '^F 1 [0-9]* 0x[0-9a-f]* normal modsect_test_poke$' "$out"; then
+		ok "[live] the breakpoint passed through serve stops in the task that wrote the parameter (init, pid 1), its bt through the module"
+	else
+		not_ok "[live] breakpoint through serve" "$(grep -m 3 -e Breakpoint -e STOPPED-AT "$out")"
+	fi
+	python3 "$VM_DIR/servecheck.py" live "$W/after.txt" "$W/after2.txt" \
+		"$W/kallsyms.txt" "$out" >"$W/live.check" || true
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) not_ok "${line#not ok - }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$W/live.check"
+}
+live_session
+
 # --- refused: a dump cut short ---------------------------------------------
 head -c 20000000 "$W/vmcore.elf" >"$W/cut.elf"
 rc=0
