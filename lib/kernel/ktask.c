@@ -30,7 +30,7 @@ static int task_fields(struct ms_kernel *mk, struct ms_err *err)
 {
 	struct tlayout *l = &mk->tl;
 	const char *rel = mk->k.release ? mk->k.release : "unknown";
-	struct kstruct t, sig, rq;
+	struct kstruct t = { 0 }, sig = { 0 }, rq = { 0 };
 	int r = kstruct_find(mk->k.btf, "task_struct", rel, false, &t, err);
 
 	if (!r)
@@ -403,12 +403,13 @@ int ms_kernel_tasks(struct ms_kernel *mk, struct ms_tasks *ts,
 		    struct ms_err *err)
 {
 	struct aset seen = { 0 };
-	struct walk w = { ts, &seen };
+	struct walk w = { NULL, &seen };
 	uint64_t *curr = calloc(MS_MAX_CPUS, sizeof(*curr));
 	int r = curr ? tlayout_init(mk, err) :
 		       ms_err_errno(err, ENOMEM, "tasks");
 
 	memset(ts, 0, sizeof(*ts));
+	w.ts = ts;
 	if (!r)
 		r = cpus(mk, ts, &seen, curr, err);
 	/* init_task's own thread group, then every other process. */

@@ -39,12 +39,17 @@ struct srv {
 	char frame[2 * REPLY_MAX + 8];
 };
 
-/* serve.c */
+/* srvio.c: the connection, bottom of the folder */
 int srv_send_all(struct srv *s, const void *p, size_t n, struct ms_err *err);
 int srv_send_reply(struct srv *s, struct ms_err *err);
 void srv_reply(struct srv *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void srv_stop_reply(struct srv *s, size_t i);
+/* The next packet into s->rx.buf; 1 when the debugger closed. */
+int srv_next_packet(struct srv *s, struct ms_err *err);
+
+/* srvthreads.c */
+/* "state S, CPU n, running, no registers: why" */
+void srv_extra_info(const struct thread *th, char *out, size_t size);
 /*
  * The tasks and their registers, again after the target ran; the current
  * thread the task running on cpu (-1: the CPU that panicked, else 0).
@@ -52,7 +57,7 @@ void srv_stop_reply(struct srv *s, size_t i);
 int srv_load_threads(struct srv *s, int cpu, struct ms_err *err);
 
 /*
- * srvlive.c: a packet of run control or writes for a live target (1 if
+ * srvlive.c (above srvio.c and srvthreads.c; serve.c is above all): a packet of run control or writes for a live target (1 if
  * it is none), its reply in s; a resume waits for the stop, passing the
  * debugger's Ctrl-C on.
  */

@@ -18,102 +18,7 @@
 
 #include "serve-int.h"
 
-/* ---- the connection ---- */
-
-int srv_send_all(struct srv *s, const void *p, size_t n, struct ms_err *err)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(s->o->out_fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return ms_err_kind(err, MS_E_IO, w < 0 ? errno : EPIPE,
-					   "writing to the debugger");
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* s->reply[0..s->len) framed, with '$', '#', '}' and '*' escaped. */
-int srv_send_reply(struct srv *s, struct ms_err *err)
-{
-	size_t o = 0;
-	uint8_t sum = 0;
-
-	s->frame[o++] = '$';
-	for (size_t i = 0; i < s->len; i++) {
-		char c = s->reply[i];
-
-		if (c == '$' || c == '#' || c == '}' || c == '*') {
-			s->frame[o++] = '}';
-			sum += '}';
-			c ^= 0x20;
-		}
-		s->frame[o++] = c;
-		sum += (uint8_t)c;
-	}
-	o += (size_t)snprintf(s->frame + o, 4, "#%02x", sum);
-	if (s->o->trace)
-		fprintf(s->o->trace, "<- %.*s\n", (int)(s->len > 200 ? 200 : s->len),
-			s->reply);
-	return srv_send_all(s, s->frame, o, err);
-}
-
-/*
- * The next packet into s->rx.buf; 1 when the debugger closed the
- * connection.
- */
-static int next_packet(struct srv *s, struct ms_err *err)
-{
-	for (;;) {
-		size_t used;
-		enum rsp_rx_event ev;
-
-		if (s->in_pos == s->in_len) {
-			ssize_t n = read(s->o->in_fd, s->in, sizeof(s->in));
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return ms_err_kind(err, MS_E_IO, errno,
-						   "reading from the debugger");
-			if (n == 0)
-				return 1;
-			s->in_pos = 0;
-			s->in_len = (size_t)n;
-		}
-		ev = rsp_rx_feed(&s->rx, s->in + s->in_pos, s->in_len - s->in_pos,
-				 &used);
-		s->in_pos += used;
-		if (ev == RSP_RX_PACKET) {
-			s->rx.buf[s->rx.len] = '\0';
-			return s->noack ? 0 : srv_send_all(s, "+", 1, err);
-		}
-		if ((ev == RSP_RX_BADSUM || ev == RSP_RX_TOOLONG) && !s->noack) {
-			int r = srv_send_all(s, "-", 1, err);
-
-			if (r)
-				return r;
-		}
-	}
-}
-
 /* ---- replies ---- */
-
-void srv_reply(struct srv *s, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(s->reply, sizeof(s->reply), fmt, ap);
-	va_end(ap);
-	s->len = n < 0 ? 0 : (size_t)n >= sizeof(s->reply) ? sizeof(s->reply) - 1 : (size_t)n;
-}
 
 /* "offset,length" of a qXfer read from text: 'm'/'l' and the part. */
 static void xfer(struct srv *s, const char *args, const char *text,
@@ -204,16 +109,6 @@ static void thread_info(struct srv *s, bool first)
 	s->len = o;
 }
 
-static void extra_info(const struct thread *th, char *out, size_t size)
-{
-	const struct ms_task *t = &th->t;
-
-	snprintf(out, size, "%sstate %c, CPU %d%s%s%s",
-		 t->idle ? "idle task, " : "", t->state,
-		 t->cpu, t->running ? ", running" : "",
-		 th->why[0] ? ", no registers: " : "", th->why);
-}
-
 static void extra_info_reply(struct srv *s, const char *hex)
 {
 	char text[600];
@@ -221,12 +116,12 @@ static void extra_info_reply(struct srv *s, const char *hex)
 
 	if (find_thread(s, hex, &i))
 		return srv_reply(s, "E01");
-	extra_info(&s->th[i], text, sizeof(text));
+	srv_extra_info(&s->th[i], text, sizeof(text));
 	ms_hex_encode(text, strlen(text), s->reply);
 	s->len = 2 * strlen(text);
 }
 
-void srv_stop_reply(struct srv *s, size_t i)
+static void stop_reply(struct srv *s, size_t i)
 {
 	char name[64];
 
@@ -284,7 +179,7 @@ static void query(struct srv *s, const char *p)
 
 		if (find_thread(s, p + 15, &i))
 			return srv_reply(s, "E01");
-		return srv_stop_reply(s, i);
+		return stop_reply(s, i);
 	}
 	srv_reply(s, "%s", "");
 }
@@ -306,7 +201,7 @@ static void answer(struct srv *s, const char *p)
 
 	switch (p[0]) {
 	case '?':
-		return srv_stop_reply(s, s->cur);
+		return stop_reply(s, s->cur);
 	case 'H':
 		return set_thread(s, p + 1);
 	case 'T':
@@ -367,118 +262,6 @@ static int handle(struct srv *s, const char *p, struct ms_err *err)
 	return 0;
 }
 
-/* ---- the threads ---- */
-
-/* XML text of untrusted bytes (a comm): escaped, printable ASCII. */
-static size_t xml_text(const char *in, char *out)
-{
-	size_t o = 0;
-
-	for (; *in; in++) {
-		unsigned char c = (unsigned char)*in;
-
-		if (c == '<' || c == '>' || c == '&' || c == '"' || c == '\'' ||
-		    c < 0x20 || c > 0x7e)
-			o += (size_t)sprintf(out + o, "&#%u;", c);
-		else
-			out[o++] = (char)c;
-	}
-	out[o] = '\0';
-	return o;
-}
-
-static int build_xml(struct srv *s, struct ms_err *err)
-{
-	/* A thread's line: its id, core, name and extra info, escaped. */
-	size_t cap = 128 + s->nth * 4000, o;
-	char name[6 * 16 + 1], info[600], xinfo[6 * 600 + 1];
-
-	s->threads_xml = malloc(cap);
-	if (!s->threads_xml)
-		return ms_err_errno(err, ENOMEM, "threads");
-	o = (size_t)sprintf(s->threads_xml, "<?xml version=\"1.0\"?>\n<threads>\n");
-	for (size_t i = 0; i < s->nth; i++) {
-		const struct thread *th = &s->th[i];
-
-		xml_text(th->t.comm, name);
-		extra_info(th, info, sizeof(info));
-		xml_text(info, xinfo);
-		o += (size_t)snprintf(s->threads_xml + o, cap - o,
-				      "<thread id=\"%x\" core=\"%d\" name=\"%s\">%s</thread>\n",
-				      th->t.tid, th->t.cpu, name, xinfo);
-	}
-	o += (size_t)snprintf(s->threads_xml + o, cap - o, "</threads>\n");
-	s->threads_len = o;
-	return 0;
-}
-
-/* Whether the thread's registers say where it is. */
-static bool has_pc(const struct thread *th)
-{
-	return th->regs.valid & (1u << MS_X86_64_RIP);
-}
-
-/*
- * The first current thread: the task on the CPU that panicked (else
- * CPU 0), else the first whose registers are known: gdb gives up on a
- * target whose current thread has no pc.
- */
-static size_t first_thread(const struct srv *s, int panic_cpu)
-{
-	int cpu = panic_cpu >= 0 ? panic_cpu : 0;
-
-	for (size_t i = 0; i < s->nth; i++)
-		if (s->th[i].t.running && s->th[i].t.cpu == cpu &&
-		    has_pc(&s->th[i]))
-			return i;
-	for (size_t i = 0; i < s->nth; i++)
-		if (has_pc(&s->th[i]))
-			return i;
-	return 0;
-}
-
-/* The tasks and their registers, or why a task has none. */
-int srv_load_threads(struct srv *s, int cpu, struct ms_err *err)
-{
-	struct ms_tasks ts;
-	int r;
-
-	free(s->th);
-	free(s->threads_xml);
-	s->th = NULL;
-	s->threads_xml = NULL;
-	s->nth = s->cur = s->info_next = 0;
-	r = ms_kernel_tasks(s->k, &ts, err);
-	if (r)
-		return r;
-	s->th = calloc(ts.n ? ts.n : 1, sizeof(*s->th));
-	if (!s->th) {
-		ms_tasks_clear(&ts);
-		return ms_err_errno(err, ENOMEM, "threads");
-	}
-	for (size_t i = 0; i < ts.n; i++) {
-		struct thread *th = &s->th[s->nth++];
-		struct ms_err e = { 0 };
-
-		th->t = ts.v[i];
-		r = ms_kernel_task_regs(s->k, &th->t, &th->regs, &e);
-		if (r && ms_mem_io_failure(&e, r)) {
-			*err = e;
-			break;
-		}
-		r = 0;
-		if (e.msg[0])
-			snprintf(th->why, sizeof(th->why), "%.*s",
-				 (int)sizeof(th->why) - 1, e.msg);
-	}
-	s->cur = first_thread(s, cpu >= 0 ? cpu : ts.panic_cpu);
-	ms_tasks_clear(&ts);
-	if (!r && !s->nth)
-		r = ms_err_kind(err, MS_E_INPUT, ENOENT, "%s: no tasks",
-				s->o->what);
-	return r ? r : build_xml(s, err);
-}
-
 static void print_stats(const struct srv *s, const char *when)
 {
 	const struct ms_mem *m = ms_kernel_mem(s->k);
@@ -512,7 +295,7 @@ int ms_serve(struct ms_kernel *k, const struct ms_serve_opts *o,
 	r = srv_load_threads(s, -1, err);
 	print_stats(s, "threads read");
 	while (!r && !s->done) {
-		r = next_packet(s, err);
+		r = srv_next_packet(s, err);
 		if (r == 1) {
 			r = 0;
 			break;

@@ -122,7 +122,7 @@ static size_t one_reg(const struct ms_regs *regs, int n, unsigned int size,
 	static const char digits[] = "0123456789abcdef";
 	bool known = n < MS_REGS_MAX && (regs->valid & (1u << n));
 
-	for (unsigned int i = 0; i < size; i++) {
+	for (size_t i = 0; i < size; i++) {
 		/* Little endian; a register wider than 8 bytes is never known. */
 		unsigned int b = known && i < 8 ? (regs->v[n] >> (8 * i)) & 0xff :
 						  0;
@@ -130,7 +130,7 @@ static size_t one_reg(const struct ms_regs *regs, int n, unsigned int size,
 		out[2 * i] = known ? digits[b >> 4] : 'x';
 		out[2 * i + 1] = known ? digits[b & 15] : 'x';
 	}
-	return 2 * size;
+	return 2 * (size_t)size;
 }
 
 int ms_serve_regs_hex(int elf_machine, const struct ms_regs *regs, int regno,

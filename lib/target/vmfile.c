@@ -311,7 +311,7 @@ static size_t prstatus_notes(const unsigned char *p, size_t n,
 		if (type == 1 && namesz == 5 && !memcmp(p + off, "CORE", 5) &&
 		    descsz >= PRSTATUS_SIZE)
 			memcpy(regs[got++], p + off + name + PRSTATUS_REG,
-			       VMCORE_NREGS * 8);
+			       (size_t)VMCORE_NREGS * 8);
 		off += name + desc;
 	}
 	return got;
