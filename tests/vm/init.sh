@@ -8,7 +8,8 @@
 #        trigger command
 # ttyS2  trigger commands (MODSECT_TTY_IN) from the host, one per line:
 #        poke N | warn [N] | dmesg | ksyms NAME... | race N | quit |
-#        param NAME VALUE | cat FILE...
+#        param NAME VALUE | cat FILE... | tasks | taskinfo | kcore |
+#        sysrq LETTER
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -372,6 +373,14 @@ while :; do
 			sed "s/^/S $tid /" "$d/stack" 2>/dev/null
 		done >&3
 		end "taskinfo-$k"
+		;;
+	kcore)
+		# modsect serve --kcore on ttyS3 (tests/vm/serve.sh: QEMU's
+		# MODSECT_VM_SERIAL3, the host's gdb at its other end)
+		stty raw -echo </dev/ttyS3 || rc=$?
+		# (no sleep here: a task of its own would be in the list
+		# serve reads, and gone from the next)
+		/bin/modsect-live serve --kcore </dev/ttyS3 >/dev/ttyS3 2>/tmp/kcore.err &
 		;;
 	sysrq)
 		# sysrq LETTER (t: every task's stack on the console; c: panic)

@@ -387,6 +387,9 @@ vm_port_free() {
 		awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }'
 }
 
+# MODSECT_VM_SERIAL3: a QEMU chardev for a fourth serial line, the
+# guest's ttyS3 (x86: tests/vm/serve.sh's tcp:... for serve --kcore).
+#
 # vm_start: boot QEMU in the background; returns once the guest has written
 # its capture (marker ==MODSECT-READY==), leaving QEMU running with the
 # gdbstub listening on 127.0.0.1:$VM_GDB_PORT.  Must run in the main shell
@@ -422,6 +425,7 @@ vm_start() {
 			-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
 			-append "console=$VM_CONSOLE panic=1 loglevel=7 $VM_APPEND ${MODSECT_VM_APPEND:-}" \
 			"${VM_QEMU_ARGS[@]}" \
+			${MODSECT_VM_SERIAL3:+-serial "$MODSECT_VM_SERIAL3"} \
 			-gdb "tcp:127.0.0.1:$port" \
 			</dev/null >"$VM_RUN/qemu.log" 2>&1 &
 		VM_QEMU_PID=$!

@@ -42,6 +42,13 @@ if [ "$VM_ARCH" != x86_64 ]; then
 	exit
 fi
 W=$VM_OUT/serve
+# The guest's own `modsect serve --kcore` (init.sh "kcore") talks on its
+# ttyS3, which QEMU listens for on this port; the binary runs in the guest
+# with its libraries (MODSECT_DYN, as in test.sh).
+KPORT=$((20000 + RANDOM % 20000))
+while ! vm_port_free "$KPORT"; do KPORT=$((20000 + RANDOM % 20000)); done
+export MODSECT_DYN=${MODSECT_DYN:-$MODSECT}
+export MODSECT_VM_SERIAL3="tcp:127.0.0.1:$KPORT,server=on,wait=off"
 
 # --- the guest: tasks, their stacks, the dumps ------------------------------
 if [ -z "${MODSECT_VM_SERVE_REUSE:-}" ] || [ ! -s "$W/vmcore.elf" ]; then
@@ -243,6 +250,56 @@ live_session() {
 	done <"$W/live.check"
 }
 live_session
+
+# --- /proc/kcore inside the guest: `modsect serve --kcore` ------------------
+# The guest runs `modsect serve --kcore` on its ttyS3; gdb on the host
+# reaches it through QEMU's TCP end of that line. The symbols come from the
+# kernel image (kallsyms, BTF, ORC) and the module list read through it.
+# The serving process itself runs on the CPU: its thread says that its
+# registers are not known, and has no frames.
+kcore_session() {
+	local rc=0 out=$W/kcore.out
+	if [ -z "$VM_QEMU_PID" ]; then
+		ok "[kcore] skipped: MODSECT_VM_SERVE_REUSE without a guest"
+		return
+	fi
+	vm_cmd taskinfo 120 || vm_die "taskinfo"
+	vm_section "taskinfo-$VM_LAST_ACK" >"$W/kbefore.txt"
+	vm_cmd kcore 60 || { not_ok "[kcore] the guest could not start serve --kcore"; return; }
+	{
+		echo "set pagination off"
+		echo "set confirm off"
+		echo "set width 0"
+		echo "set remotetimeout 30"
+		echo "target remote 127.0.0.1:$KPORT"
+		echo "source $TOP/share/gdb/modsect.py"
+		echo "source $VM_DIR/servebt.py"
+		vm_gdb_try "modsect gdb --all --kernel --kernel-image $VM_KERNEL $FIND"
+		echo "info threads"
+		echo "python ms_all()"
+		echo "detach"
+	} >"$W/kcore.gdb"
+	timeout "$GDB_TIMEOUT" "$(vm_gdb)" -q -nx -batch -x "$W/kcore.gdb" >"$out" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || not_ok "[kcore] gdb exit status $rc" "$(tail -n 5 "$out")"
+	vm_cmd taskinfo 120 || vm_die "taskinfo"
+	vm_section "taskinfo-$VM_LAST_ACK" >"$W/kafter.txt"
+	vm_cmd "cat /tmp/kcore.err" 30 && vm_section "cat-$VM_LAST_ACK" >"$W/kcore.err"
+	if grep -qE 'Thread [0-9]+ "modsect-live" \(state R, CPU 0, running, no registers: .*holds no CPU registers' "$out"; then
+		ok "[kcore] the serving task, running, says its registers are not known"
+	else
+		not_ok "[kcore] the serving task's thread" "$(grep -m 2 modsect-live "$out")" "$(head -c 300 "$W/kcore.err")"
+	fi
+	python3 "$VM_DIR/servecheck.py" kcore "$W/kbefore.txt" "$W/kafter.txt" \
+		"$W/kallsyms.txt" "$out" modsect-live >"$W/kcore.check" || true
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) not_ok "${line#not ok - }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$W/kcore.check"
+}
+kcore_session
 
 # --- refused: a dump cut short ---------------------------------------------
 head -c 20000000 "$W/vmcore.elf" >"$W/cut.elf"

@@ -4,7 +4,10 @@ output) against the guest's own word: its task lists before and after the
 dump ("taskinfo": /proc/PID/task, comm, state, /proc/PID/stack) and its
 /proc/kallsyms.  Prints "ok - ..." / "not ok - ..." lines (tests/vm/serve.sh).
 
-usage: servecheck.py LABEL BEFORE AFTER KALLSYMS GDB-OUTPUT
+usage: servecheck.py LABEL BEFORE AFTER KALLSYMS GDB-OUTPUT [SELF]
+
+SELF: the comm of a task that exists only while gdb runs (the guest's own
+`modsect serve --kcore`): a thread of that name is no extra.
 """
 import bisect
 import re
@@ -73,6 +76,7 @@ def gdbout(path):
 
 def main():
     label, before, after, ksyms, out = sys.argv[1:6]
+    self_comm = sys.argv[6] if len(sys.argv) > 6 else None
     b, a = taskinfo(before), taskinfo(after)
     syms = Syms(ksyms)
     names, frames, ends = gdbout(out)
@@ -90,7 +94,8 @@ def main():
     both = set(b) & set(a)
     idle = set(t for t in names if t >= IDLE_TID)
     missing = sorted(both - set(names))
-    extra = sorted(set(names) - set(b) - set(a) - idle)
+    extra = sorted(t for t in set(names) - set(b) - set(a) - idle
+                   if names[t] != self_comm)
     ok(not missing and not extra and idle,
        "info threads: %d threads, every one of the %d tasks the guest listed "
        "before and after the dump, %d idle task(s), nothing else"
