@@ -383,7 +383,9 @@ KIMG=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
 # capfail DESC ERE STUB_OPTION... -- CAPTURE_OPTION...: modsect capture
 # --remote --timeout 1 against a stub started with STUB_OPTIONs: exit 3
 # within 15 s (ASan included), stderr the one line ^modsect: ERE$ (PORT
-# is substituted), no output file, and the stub gone.
+# is substituted), no output file, and the stub gone. With FAILCMD=serve,
+# `modsect serve --remote` (#30) instead, and nothing on its stdout (the
+# debugger's end).
 capfail() {
 	local desc=$1 re=$2 t0 secs
 	shift 2
@@ -395,8 +397,14 @@ capfail() {
 	shift
 	stub capfail "${sopt[@]}"
 	t0=$EPOCHREALTIME
-	timeout 60 "$MODSECT" capture --remote ":$PORT" --timeout 1 "$@" -o "$T/cap.txt" >"$T/out" 2>"$T/err"
-	RC=$?
+	if [ "${FAILCMD:-capture}" = serve ]; then
+		timeout 60 "$MODSECT" serve --remote ":$PORT" --timeout 1 "$@" </dev/null >"$T/cap.txt" 2>"$T/err"
+		RC=$?
+		[ -s "$T/cap.txt" ] || rm -f "$T/cap.txt"
+	else
+		timeout 60 "$MODSECT" capture --remote ":$PORT" --timeout 1 "$@" -o "$T/cap.txt" >"$T/out" 2>"$T/err"
+		RC=$?
+	fi
 	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	re=${re//@PORT@/$PORT}
 	if [ "$RC" = 3 ] && [ ! -e "$T/cap.txt" ] && [ "$(wc -l <"$T/err")" = 1 ] &&
@@ -430,5 +438,11 @@ if [ -n "$KIMG" ]; then
 else
 	not_ok "the KASLR search with --kernel-image: no /boot/vmlinuz-* (install linux-image-amd64)"
 fi
+FAILCMD=serve capfail "serve --remote: a stub frozen while the kernel is found" \
+	"reading the kernel image at 0xffffffff81200000 \(2097152 bytes\) from $R: $R stopped answering: no reply within 1 s to mffffffff812[0-9a-f]{5},800 \([0-9.]+ m?s into the session\)" \
+	--freeze-after 1100 --
+FAILCMD=serve capfail "serve --remote: a stub that closes while the kernel is found" \
+	"reading the kernel image at 0xffffffff81200000 \(2097152 bytes\) from $R: $R closed the connection \(the target went away, [0-9.]+ m?s into the session\)" \
+	--hangup-after 1100 --
 
 finish
