@@ -60,17 +60,25 @@ static int find_thread(struct srv *s, const char *hex, size_t *ret)
 	return -ENOENT;
 }
 
-static void read_mem(struct srv *s, const char *args)
+/*
+ * 'm': what can be read, or E14; a source that failed (a stub that
+ * stopped answering, a dump cut short) ends the conversation with its
+ * error, never with replies made up.
+ */
+static int read_mem(struct srv *s, const char *args, struct ms_err *err)
 {
 	const char *comma = strchr(args, ',');
 	uint64_t addr, n;
 	unsigned char buf[PACKET / 2];
 	size_t got = 0;
 	struct ms_err e = { 0 };
+	int r = 0;
 
 	if (!comma || ms_hex_u64(args, (size_t)(comma - args), &addr) ||
-	    ms_hex_u64(comma + 1, strlen(comma + 1), &n))
-		return srv_reply(s, "E00");
+	    ms_hex_u64(comma + 1, strlen(comma + 1), &n)) {
+		srv_reply(s, "E00");
+		return 0;
+	}
 	if (n > sizeof(buf))
 		n = sizeof(buf);
 	/*
@@ -83,15 +91,23 @@ static void read_mem(struct srv *s, const char *args)
 
 		if (chunk > n - got)
 			chunk = (size_t)(n - got);
-		if (ms_mem_read(ms_kernel_mem(s->k), a, buf + got, chunk, "memory",
-				&e))
+		r = ms_mem_read(ms_kernel_mem(s->k), a, buf + got, chunk,
+				"memory", &e);
+		if (r && ms_mem_io_failure(&e, r)) {
+			*err = e;
+			return r;
+		}
+		if (r)
 			break;
 		got += chunk;
 	}
-	if (!got && n)
-		return srv_reply(s, "E14");
+	if (!got && n) {
+		srv_reply(s, "E14");
+		return 0;
+	}
 	ms_hex_encode(buf, got, s->reply);
 	s->len = 2 * got;
+	return 0;
 }
 
 static void thread_info(struct srv *s, bool first)
@@ -216,8 +232,6 @@ static void answer(struct srv *s, const char *p)
 			return srv_reply(s, "E00");
 		return regs_reply(s, (int)n);
 	}
-	case 'm':
-		return read_mem(s, p + 1);
 	case 'M':
 	case 'X':
 	case 'G':
@@ -258,6 +272,8 @@ static int handle(struct srv *s, const char *p, struct ms_err *err)
 	s->len = 0;
 	if (s->live && (r = srv_live(s, p, err)) <= 0)
 		return r;
+	if (p[0] == 'm')
+		return read_mem(s, p + 1, err);
 	answer(s, p);
 	return 0;
 }
