@@ -89,7 +89,7 @@ check: check-deps
 	$(MAKE) check-kernels
 
 # kernel.sh on each of CHECK_KERNELS, and unwind.sh (bt against the
-# kernel's own unwinder) and types.sh on the other x86-64 one; every one
+# kernel's own unwinder), types.sh and serve.sh on the other x86-64 one; every one
 # runs, then the status.
 UNWIND_KERNELS ?= 6.12-amd64
 check-kernels: san
@@ -104,6 +104,9 @@ check-kernels: san
 		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
 			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/$$k \
 			tests/vm/types.sh || rc=1; \
+		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
+			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/$$k \
+			tests/vm/serve.sh || rc=1; \
 	done; exit $$rc
 
 # The whole VM suite on one kernel: make check-vm KERNEL=arm64 (host,
