@@ -251,6 +251,29 @@ live_session() {
 }
 live_session
 
+# bench: `info threads` on one boot through serve --remote (every task)
+# and on QEMU's gdbstub alone (its vCPUs), each after connecting.
+live_bench() {
+	local how t
+	[ -n "$VM_QEMU_PID" ] || return 0
+	for how in serve stub serve stub serve stub; do
+		{
+			echo "python import time; _t0 = time.time()"
+			if [ "$how" = serve ]; then
+				echo "target remote | $MODSECT serve --remote 127.0.0.1:$VM_GDB_PORT --kernel-image $VM_KERNEL"
+			else
+				echo "target remote 127.0.0.1:$VM_GDB_PORT"
+			fi
+			echo "python _t1 = time.time(); _o = gdb.execute('info threads', to_string=True)"
+			echo "python print('INFO-THREADS %.3f %.3f %d' % (_t1 - _t0, time.time() - _t1, len(gdb.selected_inferior().threads())))"
+			echo "detach"
+		} >"$W/bench-$how.gdb"
+		t=$(timeout 120 "$(vm_gdb)" -q -nx -batch -x "$W/bench-$how.gdb" 2>&1 </dev/null | sed -n 's/^INFO-THREADS //p')
+		echo "bench: serve live $how connect, info threads seconds, threads: ${t:-?}"
+	done
+}
+live_bench
+
 # --- /proc/kcore inside the guest: `modsect serve --kcore` ------------------
 # The guest runs `modsect serve --kcore` on its ttyS3; gdb on the host
 # reaches it through QEMU's TCP end of that line. The symbols come from the
