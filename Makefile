@@ -142,7 +142,7 @@ clean:
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem index orc btf
+FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem index orc btf serve
 FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_COMMON := -g -O1 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined $(FUZZ_COMMON)

@@ -11,8 +11,8 @@ OUT=${1:?usage: fuzz/seeds.sh OUTDIR}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 . "$(dirname "$0")/../tests/lib.sh"
 set -e
-rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc,btf}
-mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc,btf}
+rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc,btf,serve}
+mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc,btf,serve}
 # btf: the mode byte, then tests/tools/btfsynth's BTF of every kind (kept
 # in fuzz/regress/btf), as a kernel's and as a module's split BTF.
 for f in "$(dirname "$0")"/regress/btf/*; do cp "$f" "$OUT/btf/"; done
@@ -144,9 +144,29 @@ rsp_pkt() {
   rsp_pkt 'T0510:00e0ffffffffffff;06:0000000000000000;thread:p01.01;'
   rsp_pkt 'ffffffff81000000deadbeef'; printf -- '-'; rsp_pkt 'W00'; } >"$OUT/rsp/features.bin"
 
-echo "seeds in $OUT:" >&2
-for d in "$OUT"/*/; do echo "  $(basename "$d"): $(ls "$d" | wc -l)" >&2; done
-finish >/dev/null
+# serve: fuzz_serve's flags byte (bit 0: 6.1 layout, else small; bit 1:
+# the good arena, none in the input; bit 2: no CPU registers), the
+# small fake kernel's arena from taskwalk behind its 16-bit length, then
+# a gdb session's packets.
+TW=$TEST_TOOLS/taskwalk
+[ -x "$TW" ] || TW=$TOP/build/san/tests/taskwalk
+[ -x "$TW" ] || { echo "seeds.sh: no taskwalk (make test-tools)" >&2; exit 1; }
+{ rsp_pkt 'qSupported:multiprocess+;xmlRegisters=i386'; printf '+'
+  rsp_pkt 'QStartNoAckMode'; printf '+'
+  for p in '?' qfThreadInfo qsThreadInfo 'qXfer:threads:read::0,fff' \
+	'qXfer:features:read:target.xml:0,fff' 'qThreadExtraInfo,191' qC Hg191 g p10 \
+	Hg190 g Hg400001 g 'mffffc9000001ff00,38' 'mffffc9000003fff0,20' \
+	'Mffffc9000001ff00,1:00' c 'vCont;c' D; do rsp_pkt "$p"; done; } >"$T/session"
+for m in good sp tasks-cycle threads-null idle-dup; do
+	"$TW" --old --dump-seed "$T/$m.arena" "$m"
+	n=$(stat -c %s "$T/$m.arena")
+	{ printf '\000'; printf "\\$(printf %o $((n & 255)))\\$(printf %o $((n >> 8)))"
+	  cat "$T/$m.arena" "$T/session"; } >"$OUT/serve/$m.bin"
+done
+for f in 2 3 6; do
+	{ printf "\\00$f"; cat "$T/session"; } >"$OUT/serve/flags$f.bin"
+done
+
 
 # orc: fuzz_orc's format byte, then 64 ip offsets and 64 entries of
 # every type and base register, in each format (orc_types.h's bits).
@@ -164,3 +184,8 @@ for v in (1, 2, 3):
         ents += struct.pack("<hhH", 8 * (i % 5), -16, f)
     open("%s/v%d.bin" % (sys.argv[1], v), "wb").write(bytes([v - 1]) + ips + ents)
 PY
+
+echo "seeds in $OUT:" >&2
+for d in "$OUT"/*/; do echo "  $(basename "$d"): $(ls "$d" | wc -l)" >&2; done
+# finish exits: last, or what follows it is never made
+finish >/dev/null

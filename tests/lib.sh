@@ -191,6 +191,33 @@ need() {
 	return $miss
 }
 
+# use_helper NAME: HELPER is the test helper NAME (tests/tools/NAME.c),
+# built beside the binary under test; without it the test stops.
+use_helper() {
+	HELPER=$TEST_TOOLS/$1
+	[ -x "$HELPER" ] || bail "$HELPER is missing (make test-tools, or make san)"
+}
+
+# hrun ARG...: $HELPER, bounded (20 s); stdout in $T/out, stderr in $T/err,
+# status in $RC.
+hrun() {
+	timeout 20 "$HELPER" "$@" >"$T/out" 2>"$T/err"
+	RC=$?
+}
+
+# hsame DESC WANT_FILE ARG...: hrun ARG... exits 0, says nothing on
+# stderr and prints WANT_FILE.
+hsame() {
+	local d=$1 want=$2
+	shift 2
+	hrun "$@"
+	if [ "$RC" != 0 ] || [ -s "$T/err" ]; then
+		not_ok "$d" "want exit 0 and no message" "$(_last_run)"
+	else
+		check_same "$d" "$want" "$T/out"
+	fi
+}
+
 # finish: prints the test's summary and exits non-zero on any failure.
 finish() {
 	printf '# %s: %d passed, %d failed\n' "$TNAME" "$_npass" "$_nfail"

@@ -14,14 +14,7 @@
 # one is refused at open, saying it is truncated, by how much and from
 # where, and modsect capture exits 3 writing nothing.
 . "$(dirname "$0")/lib.sh"
-KW=$TEST_TOOLS/kmemwalk
-[ -x "$KW" ] || bail "$KW is missing (make test-tools, or make san)"
-
-# kw ARG...: kmemwalk, bounded; stdout in $T/out, stderr in $T/err, $RC.
-kw() {
-	timeout 20 "$KW" "$@" >"$T/out" 2>"$T/err"
-	RC=$?
-}
+use_helper kmemwalk
 
 # Addresses in the fake kernel's arena (0xffffffffc1000000, up to 64 MiB)
 # move whenever fakekern.h changes: messages name them as @A@.
@@ -29,22 +22,10 @@ norm_a() {
 	sed -E 's/0xffffffffc[1-4][0-9a-f]{6}\b/@A@/g' "$@"
 }
 
-# legit DESC WANT_FILE ARG...: exit 0, nothing on stderr, stdout is WANT.
-legit() {
-	local d=$1 want=$2
-	shift 2
-	kw "$@"
-	if [ "$RC" != 0 ] || [ -s "$T/err" ]; then
-		not_ok "$d" "want exit 0 and no message" "$(_last_run)"
-	else
-		check_same "$d" "$want" "$T/out"
-	fi
-}
-
 # hostile MODE MESSAGE: exit 1, no stdout, stderr the one line
 # "kmemwalk: MESSAGE" (arena addresses as @A@).
 hostile() {
-	kw "$1"
+	hrun "$1"
 	norm_a "$T/err" >"$T/err.n"
 	if [ "$RC" = 1 ] && [ ! -s "$T/out" ] &&
 		[ "$(cat "$T/err.n")" = "kmemwalk: $2" ]; then
@@ -56,7 +37,7 @@ hostile() {
 
 # hostile_re MODE ERE: the same, the line matching ^kmemwalk: ERE$.
 hostile_re() {
-	kw "$1"
+	hrun "$1"
 	norm_a "$T/err" >"$T/err.n"
 	if [ "$RC" = 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err.n")" = 1 ] &&
 		grep -Eq -- "^kmemwalk: $2\$" "$T/err.n"; then
@@ -107,11 +88,11 @@ kallsyms fakedrv ffffffffc0300020 t fakedrv_probe
 kallsyms fakedrv ffffffffc0300040 t fakedrv_helper
 kallsyms fakedrv ffffffffc0302000 D fakedrv_table
 X
-legit "good (6.1 layout): the whole map" "$T/good" good
-legit "layout614 (bin_attribute[] attrs, address in private, NULL-terminated bin_attrs): the same map" \
+hsame "good (6.1 layout): the whole map" "$T/good" good
+hsame "layout614 (bin_attribute[] attrs, address in private, NULL-terminated bin_attrs): the same map" \
 	"$T/good" layout614
-legit "unformed: a MODULE_STATE_UNFORMED module is skipped unread" "$T/good" unformed
-legit "nosects: a module with sect_attrs NULL is left out, as sysfs has no sections/" \
+hsame "unformed: a MODULE_STATE_UNFORMED module is skipped unread" "$T/good" unformed
+hsame "nosects: a module with sect_attrs NULL is left out, as sysfs has no sections/" \
 	"$T/good" nosects
 
 "$MODSECT" capture --capture "$T/good" >"$T/again" 2>&1
@@ -121,9 +102,9 @@ check_same "good: modsect capture --capture reads the map back unchanged" "$T/go
 	sed -n '1,4p' "$T/good" | sed 's/of 3 modules/of 1 modules/'
 	grep ' fake_net ' "$T/good"
 } >"$T/one"
-legit "--module fake-net: only that module (- and _ alike)" "$T/one" --module fake-net good
-legit "--module-at (the first struct module's address): only that module" "$T/one" --module-nth 0 good
-kw --module-at ffffffffc0000040 good
+hsame "--module fake-net: only that module (- and _ alike)" "$T/one" --module fake-net good
+hsame "--module-at (the first struct module's address): only that module" "$T/one" --module-nth 0 good
+hrun --module-at ffffffffc0000040 good
 if [ "$RC" = 1 ] && [ ! -s "$T/out" ] &&
 	[ "$(cat "$T/err")" = "kmemwalk: no module at 0xffffffffc0000040 on the module list of fakekern (not loaded, or not formed yet)" ]; then
 	ok "--module-at an address that is no listed module: one line saying so, exit 1"
@@ -133,9 +114,9 @@ fi
 
 printf '%s\n' "# modsect capture of 0 modules; read it with modsect --capture FILE, see modsect(1)" \
 	"$HEAD" "core ffffffff82a13000 D init_uts_ns" "core ffffffffc1000000 d modules" >"$T/empty"
-legit "empty list, --core: no module, the core symbols" "$T/empty" --core empty
+hsame "empty list, --core: no module, the core symbols" "$T/empty" --core empty
 
-kw many
+hrun many
 if [ "$RC" = 0 ] && [ ! -s "$T/err" ] && [ "$(grep -c '^module m[0-9]\{4\}0 live$' "$T/out")" = 1000 ] &&
 	[ "$(grep -c '^section ' "$T/out")" = 2000 ] && grep -qx 'module m09990 live' "$T/out"; then
 	ok "many: 10000 list entries (the bound), 1000 of them formed, all in the map"
@@ -146,7 +127,7 @@ fi
 # 1000 symbols and 2^20 exports (the most the walk takes) at one value, no
 # name in common: all lower-case, within the time bound (each export's
 # name read once, not once per symbol).
-kw export-dups
+hrun export-dups
 if [ "$RC" = 0 ] && [ ! -s "$T/err" ] &&
 	[ "$(grep -c '^kallsyms fake_dups ffffffffc0400000 t sym$' "$T/out")" = 1000 ]; then
 	ok "export-dups: 1000 symbols x 2^20 exports at one value: all 't', within 20 s"

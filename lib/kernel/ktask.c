@@ -265,14 +265,47 @@ static int add_task(struct ms_kernel *mk, struct ms_tasks *ts,
 		return ms_err_kind(err, MS_E_INPUT, EBADMSG,
 				   "%s: more than %u tasks (corrupted task list?)",
 				   mk->k.origin, MS_MAX_TASKS);
-	v = realloc(ts->v, (ts->n + 1) * sizeof(*v));
-	if (!v)
-		return ms_err_errno(err, ENOMEM, "tasks");
-	ts->v = v;
+	/*
+	 * Room for 16, then doubled whenever n is a power of two: a realloc
+	 * per task made a walk to the bound quadratic (ASan's realloc always
+	 * copies).
+	 */
+	if (ts->n < 16 ? !ts->n : !(ts->n & (ts->n - 1))) {
+		v = realloc(ts->v, (ts->n ? 2 * ts->n : 16) * sizeof(*v));
+		if (!v)
+			return ms_err_errno(err, ENOMEM, "tasks");
+		ts->v = v;
+	}
 	return read_task(mk, addr, &ts->v[ts->n++], err);
 }
 
 /* ---- the walk ---- */
+
+/*
+ * Why a list walk stopped, in the words of where: the link in the node
+ * at prev is NULL, node came round again, or more than the bound.
+ */
+static int list_broken(const struct kern *k, const char *what, uint64_t head,
+		       uint64_t prev, uint64_t node, bool again,
+		       struct ms_err *err)
+{
+	if (!node)
+		return ms_err_kind(err, MS_E_INPUT, EBADMSG,
+				   "%s: %s at 0x%" PRIx64
+				   " does not come back to its head: the link at 0x%" PRIx64
+				   " is NULL (corrupted memory?)",
+				   k->origin, what, head, prev);
+	if (again)
+		return ms_err_kind(err, MS_E_INPUT, EBADMSG,
+				   "%s: %s at 0x%" PRIx64
+				   " does not come back to its head: it loops at 0x%" PRIx64
+				   " (corrupted memory?)",
+				   k->origin, what, head, node);
+	return ms_err_kind(err, MS_E_INPUT, EBADMSG,
+			   "%s: %s at 0x%" PRIx64
+			   " has more than %u entries (corrupted memory?)",
+			   k->origin, what, head, MS_MAX_TASKS);
+}
 
 /*
  * One list_head list: calls back each entry (its node's address), up to
@@ -284,17 +317,13 @@ static int walk_list(struct ms_kernel *mk, uint64_t head, const char *what,
 {
 	const struct kern *k = &mk->k;
 	struct aset nodes = { 0 };
-	uint64_t node;
+	uint64_t node, prev = head;
 	int r = read_word(k, head, (size_t)k->ptr_size, what, &node, err);
 
 	while (!r && node != head) {
 		if (!node || (r = aset_add(&nodes, node)) > 0 ||
 		    nodes.n > MS_MAX_TASKS) {
-			r = ms_err_kind(err, MS_E_INPUT, EBADMSG,
-					"%s: %s at 0x%" PRIx64
-					" does not come back to its head (a cycle or a NULL link at 0x%" PRIx64
-					")",
-					k->origin, what, head, node);
+			r = list_broken(k, what, head, prev, node, r > 0, err);
 			break;
 		}
 		if (r < 0) {
@@ -302,6 +331,7 @@ static int walk_list(struct ms_kernel *mk, uint64_t head, const char *what,
 			break;
 		}
 		r = fn(mk, node, arg, err);
+		prev = node;
 		if (!r)
 			r = read_word(k, node, (size_t)k->ptr_size, what, &node,
 				      err);
@@ -313,6 +343,7 @@ static int walk_list(struct ms_kernel *mk, uint64_t head, const char *what,
 struct walk {
 	struct ms_tasks *ts;
 	struct aset *seen;
+	size_t threads; /* thread_node entries walked, in all groups */
 };
 
 static int one_thread(struct ms_kernel *mk, uint64_t node, void *arg,
@@ -320,6 +351,15 @@ static int one_thread(struct ms_kernel *mk, uint64_t node, void *arg,
 {
 	struct walk *w = arg;
 
+	/*
+	 * A task is in one thread group: groups that share threads (every
+	 * process's signal the same) would make the walk processes x
+	 * threads long, each group's walk bounded but not their sum.
+	 */
+	if (++w->threads > MS_MAX_TASKS)
+		return ms_err_kind(err, MS_E_INPUT, EBADMSG,
+				   "%s: the thread groups hold more than %u threads in all (groups that share threads: corrupted memory?)",
+				   mk->k.origin, MS_MAX_TASKS);
 	return add_task(mk, w->ts, w->seen, node - mk->tl.t_thread_node.off,
 			err);
 }
@@ -379,6 +419,7 @@ static int cpus(struct ms_kernel *mk, struct ms_tasks *ts, struct aset *seen,
 		ts->panic_cpu = (int)(uint32_t)pc;
 	for (unsigned int c = 0; !r && c < n; c++) {
 		uint64_t rq, idle = 0;
+		size_t n_before;
 
 		r = cpu_rq(mk, c, &rq, err);
 		if (!r)
@@ -389,8 +430,10 @@ static int cpus(struct ms_kernel *mk, struct ms_tasks *ts, struct aset *seen,
 				       err);
 		if (r || !idle)
 			continue;
+		n_before = ts->n;
 		r = add_task(mk, ts, seen, idle, err);
-		if (!r && ts->n) {
+		/* not if seen already: another CPU's idle task, relabelled */
+		if (!r && ts->n > n_before) {
 			ts->v[ts->n - 1].idle = true;
 			ts->v[ts->n - 1].tid = MS_IDLE_TID + c;
 			ts->v[ts->n - 1].cpu = (int)c;

@@ -81,6 +81,9 @@ int srv_next_packet(struct srv *s, struct ms_err *err)
 		ev = rsp_rx_feed(&s->rx, s->in + s->in_pos, s->in_len - s->in_pos,
 				 &used);
 		s->in_pos += used;
+		/* A packet that fills rx.buf leaves no room for its NUL. */
+		if (ev == RSP_RX_PACKET && s->rx.len >= sizeof(s->rx.buf))
+			ev = RSP_RX_TOOLONG;
 		if (ev == RSP_RX_PACKET) {
 			s->rx.buf[s->rx.len] = '\0';
 			return s->noack ? 0 : srv_send_all(s, "+", 1, err);

@@ -14,6 +14,8 @@
  *   at FK_UTS.
  * - A memory source over the arena (struct fk_view) and a struct kern
  *   whose kallsyms has `modules` and `init_uts_ns`.
+ * - What faketask.h and the test helpers share: BTF's base types and
+ *   its parse back, a table of modes by name, a seed written out.
  *
  * Everything is static inline: each program uses a different part.
  */
@@ -23,6 +25,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,63 +223,36 @@ static inline int fkb_uts(struct btf *b, int *err, int chr, int uint,
 				       { "ucounts", voidp, 400 }));
 }
 
-/*
- * The fake kernel's BTF, written and parsed back (btf__new() checks it
- * as it checks a real kernel's), or NULL with errno.
- */
-static inline struct btf *fk_btf(const struct fk_layout *ly)
+/* The types every fake kernel's BTF has (faketask.h's too). */
+struct fkb_types {
+	int sint, uint, chr, ulong, voidp, lh;
+};
+
+static inline void fkb_base(struct btf *b, int *err, struct fkb_types *t)
 {
-	struct btf *b = btf__new_empty(), *parsed = NULL;
-	int err = 0, sint, uint, u16, chr, ulong, size_t_, umode, voidp, charp;
-	int lhp, lh, state, sasp, nas, ks, ksp, mk, name;
+	int lhp;
+
+	t->sint = fkb(err, btf__add_int(b, "int", 4, BTF_INT_SIGNED));
+	t->uint = fkb(err, btf__add_int(b, "unsigned int", 4, 0));
+	t->chr = fkb(err, btf__add_int(b, "char", 1, BTF_INT_CHAR));
+	t->ulong = fkb(err, btf__add_int(b, "long unsigned int", 8, 0));
+	t->voidp = fkb(err, btf__add_ptr(b, 0));
+	/* list_head points at itself: its pointer type comes first */
+	lhp = fkb(err, btf__add_ptr(b, (int)btf__type_cnt(b) + 1));
+	t->lh = fkb_composite(b, err, false, "list_head", 16,
+			      FK_FIELDS({ "next", lhp, 0 }, { "prev", lhp, 8 }));
+}
+
+/*
+ * b written and parsed back (btf__new() checks it as it checks a real
+ * kernel's), b freed: the BTF, or NULL with errno (also after err).
+ */
+static inline struct btf *fkb_parse(struct btf *b, int err)
+{
+	struct btf *parsed = NULL;
 	const void *raw;
 	__u32 len;
 
-	if (!b)
-		return NULL;
-	sint = fkb(&err, btf__add_int(b, "int", 4, BTF_INT_SIGNED));
-	uint = fkb(&err, btf__add_int(b, "unsigned int", 4, 0));
-	u16 = fkb(&err, btf__add_int(b, "short unsigned int", 2, 0));
-	chr = fkb(&err, btf__add_int(b, "char", 1, BTF_INT_CHAR));
-	ulong = fkb(&err, btf__add_int(b, "long unsigned int", 8, 0));
-	size_t_ = fkb(&err, btf__add_typedef(b, "size_t", ulong));
-	umode = fkb(&err, btf__add_typedef(b, "umode_t", u16));
-	voidp = fkb(&err, btf__add_ptr(b, 0));
-	charp = fkb(&err, btf__add_ptr(b, chr));
-	/* list_head points at itself: its pointer type comes first */
-	lhp = fkb(&err, btf__add_ptr(b, (int)btf__type_cnt(b) + 1));
-	lh = fkb_composite(b, &err, false, "list_head", 16,
-			   FK_FIELDS({ "next", lhp, 0 }, { "prev", lhp, 8 }));
-	state = fkb_enum(b, &err);
-	sasp = fkb(&err, btf__add_ptr(b, fkb_sect(b, &err, ly, ulong, uint,
-						  voidp, charp, size_t_,
-						  umode, &nas)));
-	ks = fkb_composite(b, &err, false, "kernel_symbol", FK_KS_SIZE,
-			   FK_FIELDS({ "value_offset", sint, 0 },
-				     { "name_offset", sint, 4 },
-				     { "namespace_offset", sint, 8 }));
-	ksp = fkb(&err, btf__add_ptr(b, ks));
-	mk = fkb_composite(b, &err, false, "mod_kallsyms", FK_MK_SIZE,
-			   FK_FIELDS({ "symtab", voidp, FK_MK_SYMTAB },
-				     { "num_symtab", uint, FK_MK_NUM_SYMTAB },
-				     { "strtab", charp, FK_MK_STRTAB },
-				     { "typetab", charp, FK_MK_TYPETAB }));
-	name = fkb(&err, btf__add_array(b, uint, chr, FK_MODULE_NAME_LEN));
-	fkb_composite(b, &err, false, "module", FK_MOD_SIZE,
-		      FK_FIELDS({ "state", state, FK_MOD_STATE },
-				{ "list", lh, FK_MOD_LIST },
-				{ "name", name, FK_MOD_NAME },
-				{ "srcversion", charp, FK_MOD_SRCVERSION },
-				{ "syms", ksp, FK_MOD_SYMS },
-				{ "num_syms", uint, FK_MOD_NUM_SYMS },
-				{ "num_gpl_syms", uint, FK_MOD_NUM_GPL_SYMS },
-				{ "gpl_syms", ksp, FK_MOD_GPL_SYMS },
-				{ "kallsyms", fkb(&err, btf__add_ptr(b, mk)),
-				  FK_MOD_KALLSYMS },
-				{ "sect_attrs", sasp, FK_MOD_SECT_ATTRS },
-				{ "notes_attrs", fkb(&err, btf__add_ptr(b, nas)),
-				  FK_MOD_NOTES_ATTRS }));
-	fkb_uts(b, &err, chr, uint, voidp);
 	raw = err ? NULL : btf__raw_data(b, &len);
 	if (raw)
 		parsed = btf__new(raw, len);
@@ -284,6 +260,54 @@ static inline struct btf *fk_btf(const struct fk_layout *ly)
 	if (!parsed && !errno)
 		errno = EINVAL;
 	return parsed;
+}
+
+/* The fake kernel's BTF, or NULL with errno. */
+static inline struct btf *fk_btf(const struct fk_layout *ly)
+{
+	struct btf *b = btf__new_empty();
+	struct fkb_types t;
+	int err = 0, u16, size_t_, umode, charp;
+	int state, sasp, nas, ks, ksp, mk, name;
+
+	if (!b)
+		return NULL;
+	fkb_base(b, &err, &t);
+	u16 = fkb(&err, btf__add_int(b, "short unsigned int", 2, 0));
+	size_t_ = fkb(&err, btf__add_typedef(b, "size_t", t.ulong));
+	umode = fkb(&err, btf__add_typedef(b, "umode_t", u16));
+	charp = fkb(&err, btf__add_ptr(b, t.chr));
+	state = fkb_enum(b, &err);
+	sasp = fkb(&err, btf__add_ptr(b, fkb_sect(b, &err, ly, t.ulong, t.uint,
+						  t.voidp, charp, size_t_,
+						  umode, &nas)));
+	ks = fkb_composite(b, &err, false, "kernel_symbol", FK_KS_SIZE,
+			   FK_FIELDS({ "value_offset", t.sint, 0 },
+				     { "name_offset", t.sint, 4 },
+				     { "namespace_offset", t.sint, 8 }));
+	ksp = fkb(&err, btf__add_ptr(b, ks));
+	mk = fkb_composite(b, &err, false, "mod_kallsyms", FK_MK_SIZE,
+			   FK_FIELDS({ "symtab", t.voidp, FK_MK_SYMTAB },
+				     { "num_symtab", t.uint, FK_MK_NUM_SYMTAB },
+				     { "strtab", charp, FK_MK_STRTAB },
+				     { "typetab", charp, FK_MK_TYPETAB }));
+	name = fkb(&err, btf__add_array(b, t.uint, t.chr, FK_MODULE_NAME_LEN));
+	fkb_composite(b, &err, false, "module", FK_MOD_SIZE,
+		      FK_FIELDS({ "state", state, FK_MOD_STATE },
+				{ "list", t.lh, FK_MOD_LIST },
+				{ "name", name, FK_MOD_NAME },
+				{ "srcversion", charp, FK_MOD_SRCVERSION },
+				{ "syms", ksp, FK_MOD_SYMS },
+				{ "num_syms", t.uint, FK_MOD_NUM_SYMS },
+				{ "num_gpl_syms", t.uint, FK_MOD_NUM_GPL_SYMS },
+				{ "gpl_syms", ksp, FK_MOD_GPL_SYMS },
+				{ "kallsyms", fkb(&err, btf__add_ptr(b, mk)),
+				  FK_MOD_KALLSYMS },
+				{ "sect_attrs", sasp, FK_MOD_SECT_ATTRS },
+				{ "notes_attrs", fkb(&err, btf__add_ptr(b, nas)),
+				  FK_MOD_NOTES_ATTRS }));
+	fkb_uts(b, &err, t.chr, t.uint, t.voidp);
+	return fkb_parse(b, err);
 }
 
 /* ---- kernel memory ---- */
@@ -676,6 +700,51 @@ static inline void fk_kern_clear(struct kern *k)
 	free(k->machine);
 	free(k->build_id);
 	k->release = k->machine = k->build_id = NULL;
+}
+
+/* ---- the test helpers' modes and seeds ---- */
+
+/*
+ * An arena's n bytes at p into path, a fuzzer's seed: the exit status,
+ * 1 said on stderr as "PROG: ...".
+ */
+static inline int fk_dump(const void *p, size_t n, const char *path,
+			  const char *prog)
+{
+	FILE *f = fopen(path, "wb");
+	bool ok = f && fwrite(p, 1, n, f) == n;
+
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		fprintf(stderr, "%s: cannot write %s\n", prog, path);
+	return !ok;
+}
+
+
+/*
+ * The mode arg (NULL: none given) names, from a table of n modes of size
+ * bytes each, each starting with its name (kmemwalk's, taskwalk's); or
+ * NULL, *rc the exit status, after the names (list: --list) or the usage
+ * line.
+ */
+static inline const void *fk_mode(const void *tab, size_t n, size_t size,
+				  bool list, const char *arg, const char *usage,
+				  int *rc)
+{
+	for (size_t i = 0; i < n; i++) {
+		const void *e = (const char *)tab + i * size;
+		const char *name = *(const char *const *)e;
+
+		if (list)
+			puts(name);
+		else if (arg && !strcmp(name, arg))
+			return e;
+	}
+	if (!list)
+		fprintf(stderr, "usage: %s\n", usage);
+	*rc = list ? 0 : 2;
+	return NULL;
 }
 
 #endif

@@ -67,85 +67,71 @@ static const struct ft_layout ft_layout_small = {
 /* ---- BTF ---- */
 
 static inline int ftb_task(struct btf *b, int *err, const struct ft_layout *ly,
-			   int ulong, int uint, int sint, int voidp, int lh,
-			   int chr)
+			   const struct fkb_types *t)
 {
-	int pid_t_ = fkb(err, btf__add_typedef(b, "pid_t", sint));
-	int comm = fkb(err, btf__add_array(b, uint, chr, 16));
+	int pid_t_ = fkb(err, btf__add_typedef(b, "pid_t", t->sint));
+	int comm = fkb(err, btf__add_array(b, t->uint, t->chr, 16));
 	int sig = fkb_composite(b, err, false, "signal_struct", ly->sig_size,
-				FK_FIELDS({ "thread_head", lh,
+				FK_FIELDS({ "thread_head", t->lh,
 					    ly->sig_thread_head }));
 	int sigp = fkb(err, btf__add_ptr(b, sig));
 	int thr = fkb_composite(b, err, false, "thread_struct", ly->thr_size,
-				FK_FIELDS({ "sp", ulong, ly->thr_sp }));
+				FK_FIELDS({ "sp", t->ulong, ly->thr_sp }));
 	int ti, state;
 
 	if (ly->old) {
 		ti = fkb_composite(b, err, false, "thread_info", ly->ti_size,
-				   FK_FIELDS({ "flags", ulong, 0 },
-					     { "status", uint, 8 }));
+				   FK_FIELDS({ "flags", t->ulong, 0 },
+					     { "status", t->uint, 8 }));
 		state = fkb(err, btf__add_int(b, "long int", 8, BTF_INT_SIGNED));
 	} else {
 		ti = fkb_composite(b, err, false, "thread_info", ly->ti_size,
-				   FK_FIELDS({ "flags", ulong, 0 },
-					     { "cpu", uint, ly->t_cpu }));
-		state = uint;
+				   FK_FIELDS({ "flags", t->ulong, 0 },
+					     { "cpu", t->uint, ly->t_cpu }));
+		state = t->uint;
 	}
-	/* task_struct.cpu only in the old layout: offset 0 is thread_info */
+	/*
+	 * task_struct.cpu in the old layout only; 6.1 has on_cpu, and
+	 * task_cpu() is thread_info.cpu.
+	 */
 	return fkb_composite(b, err, false, "task_struct", ly->task_size,
 			     FK_FIELDS({ "thread_info", ti, 0 },
 				       { ly->old ? "state" : "__state", state,
 					 ly->t_state },
-				       { "stack", voidp, ly->t_stack },
-				       { "flags", uint, ly->t_flags },
-				       { ly->old ? "cpu" : "on_cpu", sint,
+				       { "stack", t->voidp, ly->t_stack },
+				       { "flags", t->uint, ly->t_flags },
+				       { ly->old ? "cpu" : "on_cpu", t->sint,
 					 ly->old ? ly->t_cpu : ly->t_flags + 8 },
-				       { "tasks", lh, ly->t_tasks },
-				       { "exit_state", sint, ly->t_exit_state },
+				       { "tasks", t->lh, ly->t_tasks },
+				       { "exit_state", t->sint, ly->t_exit_state },
 				       { "pid", pid_t_, ly->t_pid },
 				       { "tgid", pid_t_, ly->t_tgid },
-				       { "thread_node", lh, ly->t_thread_node },
+				       { "thread_node", t->lh, ly->t_thread_node },
 				       { "comm", comm, ly->t_comm },
 				       { "signal", sigp, ly->t_signal },
 				       { "thread", thr, ly->t_thread }));
 }
 
-/* The fake kernel's BTF, parsed back as a kernel's is; NULL with errno. */
+/* The fake kernel's BTF, or NULL with errno. */
 static inline struct btf *ft_btf(const struct ft_layout *ly)
 {
 	static const char *const frame[7] = { "r15", "r14", "r13", "r12",
 					      "bx",  "bp",  "ret_addr" };
-	struct btf *b = btf__new_empty(), *parsed = NULL;
-	int err = 0, sint, uint, chr, ulong, voidp, lhp, lh, task, taskp, itf;
-	const void *raw;
-	__u32 len;
+	struct btf *b = btf__new_empty();
+	struct fkb_types t;
+	int err = 0, taskp, itf;
 
 	if (!b)
 		return NULL;
-	sint = fkb(&err, btf__add_int(b, "int", 4, BTF_INT_SIGNED));
-	uint = fkb(&err, btf__add_int(b, "unsigned int", 4, 0));
-	chr = fkb(&err, btf__add_int(b, "char", 1, BTF_INT_CHAR));
-	ulong = fkb(&err, btf__add_int(b, "long unsigned int", 8, 0));
-	voidp = fkb(&err, btf__add_ptr(b, 0));
-	/* list_head points at itself: its pointer type comes first */
-	lhp = fkb(&err, btf__add_ptr(b, (int)btf__type_cnt(b) + 1));
-	lh = fkb_composite(b, &err, false, "list_head", 16,
-			   FK_FIELDS({ "next", lhp, 0 }, { "prev", lhp, 8 }));
-	task = ftb_task(b, &err, ly, ulong, uint, sint, voidp, lh, chr);
-	taskp = fkb(&err, btf__add_ptr(b, task));
+	fkb_base(b, &err, &t);
+	taskp = fkb(&err, btf__add_ptr(b, ftb_task(b, &err, ly, &t)));
 	fkb_composite(b, &err, false, "rq", ly->rq_size,
 		      FK_FIELDS({ "curr", taskp, ly->rq_curr },
 				{ "idle", taskp, ly->rq_idle }));
 	itf = fkb(&err, btf__add_struct(b, "inactive_task_frame", 56));
 	for (int i = 0; itf >= 0 && i < 7; i++)
-		fkb(&err, btf__add_field(b, frame[i], ulong, (__u32)(64 * i), 0));
-	raw = err ? NULL : btf__raw_data(b, &len);
-	if (raw)
-		parsed = btf__new(raw, len);
-	btf__free(b);
-	if (!parsed && !errno)
-		errno = EINVAL;
-	return parsed;
+		fkb(&err, btf__add_field(b, frame[i], t.ulong, (__u32)(64 * i), 0));
+	return fkb_parse(b, err);
 }
 
 /* ---- the tasks ---- */

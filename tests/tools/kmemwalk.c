@@ -434,17 +434,9 @@ static const struct mode {
 
 static int dump(const struct fk *fk, const char *path)
 {
-	FILE *f = fopen(path, "wb");
 	struct fk_view v = fk_view(fk);
-	bool ok = f && fwrite(v.arena, 1, v.len, f) == v.len;
 
-	if (f && fclose(f))
-		ok = false;
-	if (!ok) {
-		fprintf(stderr, "kmemwalk: cannot write %s\n", path);
-		return 1;
-	}
-	return 0;
+	return fk_dump(v.arena, v.len, path, "kmemwalk");
 }
 
 static int walk(const struct fk *fk, const char *only, uint64_t only_at,
@@ -496,6 +488,7 @@ int main(int argc, char **argv)
 	};
 	const char *only = NULL, *seed = NULL;
 	const struct mode *mode = NULL;
+	bool list = false;
 	unsigned int flags = 0;
 	uint64_t only_at = 0;
 	long nth = -1;
@@ -509,20 +502,16 @@ int main(int argc, char **argv)
 		case 'd': seed = optarg; break;
 		case 'a': only_at = strtoull(optarg, NULL, 16); break;
 		case 'n': nth = strtol(optarg, NULL, 10); break;
-		case 'l':
-			for (size_t i = 0; i < N(modes); i++)
-				puts(modes[i].name);
-			return 0;
+		case 'l': list = true; break;
 		default: return 2;
 		}
 	}
-	for (size_t i = 0; optind + 1 == argc && i < N(modes); i++)
-		if (!strcmp(argv[optind], modes[i].name))
-			mode = &modes[i];
-	if (!mode) {
-		fprintf(stderr, "usage: kmemwalk [--core] [--module NAME] [--module-at ADDR|--module-nth N] [--dump-seed FILE] MODE (--list for the modes)\n");
-		return 2;
-	}
+	mode = fk_mode(modes, N(modes), sizeof(*modes), list,
+		       optind + 1 == argc ? argv[optind] : NULL,
+		       "kmemwalk [--core] [--module NAME] [--module-at ADDR|--module-nth N] [--dump-seed FILE] MODE (--list for the modes)",
+		       &rc);
+	if (!mode)
+		return rc;
 	fk_init(&fk, mode->ly);
 	mode->build(&fk);
 	if (fk.nomem) {

@@ -22,6 +22,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -418,8 +419,9 @@ static void reply(struct client *c)
 	if (ch < 0 || hi < 0 || lo < 0 || (hi << 4 | lo) != sum)
 		printf(" !! bad checksum or cut short");
 	putchar('\n');
+	/* the ack of D's reply may find the server gone, as gdb's may */
 	if (!c->noack && write(c->fd, "+", 1) != 1)
-		printf("!! the server does not read\n");
+		return;
 }
 
 /* One line of the script: a packet sent, its ack and reply printed. */
@@ -441,10 +443,12 @@ static void exchange(struct client *c, char *line)
 		printf("-> %s%s\n", p, bad ? " (with a wrong checksum)" : "");
 	}
 	send_packet(c, p, n, bad);
-	if (!c->noack && (ch = next_byte(c)) != '+')
+	ch = c->noack ? '+' : next_byte(c);
+	if (ch != '+')
 		printf("<- %c (%s)\n", ch < 0 ? '.' : ch,
 		       ch == '-' ? "asks for it again" : "no ack");
-	if (!bad && strcmp(p, "k"))
+	/* no reply to what the server asks again, nor to 'k' */
+	if (ch != '-' && !bad && strcmp(p, "k"))
 		reply(c);
 	if (!strcmp(p, "QStartNoAckMode"))
 		c->noack = true;
@@ -460,6 +464,7 @@ static int serve(struct ms_kernel *mk)
 	int sv[2], ch;
 	pthread_t th;
 
+	signal(SIGPIPE, SIG_IGN); /* a server that ended: EPIPE, said */
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
 		perror("taskwalk: socketpair");
 		return 1;
@@ -492,25 +497,19 @@ enum action { WALK, SERVE, LEGEND, SEED };
 static int run(const struct ft *ft, enum action a, bool regs, const char *seed)
 {
 	struct ft_view v = ft_view(ft, regs);
-	struct btf *btf = ft_btf(ft->ly);
 	struct ms_err err = { 0 };
 	struct ms_mem *mem = NULL;
 	struct ms_kernel mk;
+	struct btf *btf;
 	int r;
 
-	if (a == LEGEND || a == SEED) {
-		FILE *f = a == SEED ? fopen(seed, "wb") : NULL;
-
-		btf__free(btf);
-		if (a == LEGEND)
-			legend(ft);
-		if (f && fwrite(ft->fk.a, 1, ft->fk.len, f) == ft->fk.len &&
-		    !fclose(f))
-			return 0;
-		if (a == SEED)
-			fprintf(stderr, "taskwalk: cannot write %s\n", seed);
-		return a == SEED;
+	if (a == LEGEND) {
+		legend(ft);
+		return 0;
 	}
+	if (a == SEED)
+		return fk_dump(ft->fk.a, ft->fk.len, seed, "taskwalk");
+	btf = ft_btf(ft->ly);
 	if (!btf) {
 		fprintf(stderr, "taskwalk: cannot make the fake BTF: %s\n",
 			strerror(errno));
@@ -541,6 +540,7 @@ int main(int argc, char **argv)
 	};
 	const struct ft_layout *ly = &ft_layout_61;
 	const struct mode *mode = NULL;
+	bool list = false;
 	const char *seed = NULL;
 	enum action a = WALK;
 	bool regs = true;
@@ -554,20 +554,16 @@ int main(int argc, char **argv)
 		case 's': a = SERVE; break;
 		case 'g': a = LEGEND; break;
 		case 'd': a = SEED; seed = optarg; break;
-		case 'l':
-			for (size_t i = 0; i < N(modes); i++)
-				puts(modes[i].name);
-			return 0;
+		case 'l': list = true; break;
 		default: return 2;
 		}
 	}
-	for (size_t i = 0; optind + 1 == argc && i < N(modes); i++)
-		if (!strcmp(argv[optind], modes[i].name))
-			mode = &modes[i];
-	if (!mode) {
-		fprintf(stderr, "usage: taskwalk [--old] [--noregs] [--serve|--legend|--dump-seed FILE] MODE (--list for the modes)\n");
-		return 2;
-	}
+	mode = fk_mode(modes, N(modes), sizeof(*modes), list,
+		       optind + 1 == argc ? argv[optind] : NULL,
+		       "taskwalk [--old] [--noregs] [--serve|--legend|--dump-seed FILE] MODE (--list for the modes)",
+		       &rc);
+	if (!mode)
+		return rc;
 	ft_init(&ft, ly);
 	mode->build(&ft);
 	if (ft.fk.nomem) {
