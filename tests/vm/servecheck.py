@@ -59,19 +59,64 @@ class Syms:
 
 
 def gdbout(path):
+    """servebt.py's lines (which bench/ writes for drgn and crash too);
+    a line that does not parse is no frame."""
     names, frames, ends = {}, {}, {}
     for line in open(path, errors="replace"):
         f = line.split()
-        if not f:
+        try:
+            if f and f[0] == "TH" and len(f) >= 3:
+                names[int(f[1])] = f[2]
+            elif f and f[0] == "F" and len(f) >= 6:
+                pc = int(f[3], 16) if f[3] != "?" else None
+                frames.setdefault(int(f[1]), []).append((pc, f[4], f[5]))
+            elif f and f[0] == "END" and len(f) >= 3:
+                ends[int(f[1])] = " ".join(f[2:])
+        except ValueError:
             continue
-        if f[0] == "TH" and len(f) >= 3:
-            names[int(f[1])] = f[2]
-        elif f[0] == "F" and len(f) >= 6:
-            pc = int(f[3], 16) if f[3] != "?" else None
-            frames.setdefault(int(f[1]), []).append((pc, f[4], f[5]))
-        elif f[0] == "END" and len(f) >= 3:
-            ends[int(f[1])] = " ".join(f[2:])
     return names, frames, ends
+
+
+def stable_tasks(label, b, a):
+    """The tasks compared, and those left out as the listing perturbs
+    them: init (pid 1), the shell that runs the listing, and RCU's
+    grace-period kthreads, which the listing's own exiting processes keep
+    busy: at the listings they are in rcu_gp_fqs_loop, in the quiet guest
+    that was dumped waiting for the next grace period. Live (a stop at a
+    breakpoint), also the kworkers: the trigger that leads to the stop
+    comes over the guest's serial line, whose input a kworker handles
+    (flush_to_ldisc) around the stop."""
+    both = set(b) & set(a)
+    perturbed = [t for t in both if t == 1 or b[t]["comm"].startswith("rcu_")
+                 or (label == "live" and b[t]["comm"].startswith("kworker/"))]
+    stable = [t for t in sorted(both)
+              if b[t]["stack"] and b[t]["stack"] == a[t]["stack"]
+              and b[t]["state"] == a[t]["state"] and t not in perturbed]
+    return stable, perturbed
+
+
+def walk_right(syms, fr, end, want):
+    """Whether a walk (frames (pc, type, name), its end) is the /proc stack
+    want: the frames /proc leaves out dropped, each return address named as
+    %pB does (not after a "signal" frame, nor an "interrupted" pc), no
+    garbage, at most one user frame, a clean end ("outermost": gdb; "end":
+    tools that give no reason). Also the kernel frames and the garbage."""
+    kern, user, garbage = [], 0, []
+    for n, (pc, typ, name) in enumerate(fr):
+        if pc is None or name == "??" and pc >= KERNEL:
+            garbage.append("frame %d %s" % (n, pc))
+            continue
+        if pc < KERNEL:
+            user += 1
+            continue
+        if user:
+            garbage.append("kernel frame %d after user space" % n)
+        if not syms.sched(pc):
+            kern.append(syms.name(pc, n > 0 and fr[n - 1][1] != "signal"
+                                  and typ != "interrupted"))
+    right = (kern == want and not garbage and user <= 1
+             and end in ("outermost", "end"))
+    return right, kern, garbage
 
 
 def main():
@@ -111,37 +156,12 @@ def main():
     ok(not bad, "each thread's name is its task's comm", bad)
 
     # Walks: the stable tasks, against /proc/PID/stack.
-    # Left out: init (pid 1), the shell that runs the listing, and RCU's
-    # grace-period kthreads, which the listing's own exiting processes
-    # keep busy: at the listings they are in rcu_gp_fqs_loop, in the
-    # quiet guest that was dumped waiting for the next grace period.
-    # Live (a stop at a breakpoint), also the kworkers: the trigger that
-    # leads to the stop comes over the guest's serial line, whose input
-    # a kworker handles (flush_to_ldisc) around the stop.
-    perturbed = [t for t in both if t == 1 or b[t]["comm"].startswith("rcu_")
-                 or (label == "live" and b[t]["comm"].startswith("kworker/"))]
-    stable = [t for t in sorted(both)
-              if b[t]["stack"] and b[t]["stack"] == a[t]["stack"]
-              and b[t]["state"] == a[t]["state"] and t not in perturbed]
+    stable, perturbed = stable_tasks(label, b, a)
     right, wrong = 0, []
     for t in stable:
-        fr = frames.get(t, [])
-        kern, user, garbage = [], 0, []
-        for n, (pc, typ, name) in enumerate(fr):
-            if pc is None or name == "??" and pc >= KERNEL:
-                garbage.append("frame %d %s" % (n, pc))
-                continue
-            if pc < KERNEL:
-                user += 1
-                continue
-            if user:
-                garbage.append("kernel frame %d after user space" % n)
-            if not syms.sched(pc):
-                kern.append(syms.name(pc, n > 0 and
-                                      fr[n - 1][1] != "signal"))
-        want = b[t]["stack"]
-        end = ends.get(t, "?")
-        if kern == want and not garbage and user <= 1 and end == "outermost":
+        want, end = b[t]["stack"], ends.get(t, "?")
+        good, kern, garbage = walk_right(syms, frames.get(t, []), end, want)
+        if good:
             right += 1
         else:
             wrong.append("%d %s: gdb %s (%s%s) /proc %s" % (
