@@ -121,7 +121,7 @@ hsame "idle-dup: one idle task for two CPUs is listed once, as the first CPU's" 
 # Saved stack pointers: the frame must lie inside [stack, stack + 16 KiB).
 {
 	swap "$T/good" 1 "$(frame 1 2 $(($(base 2) + 0x4000 - 0x38)))" >"$T/sp.1"
-	swap "$T/sp.1" 30 "  no registers: reading struct inactive_task_frame at 0x1000 (56 bytes) from fakekern: not mapped" >"$T/sp.2"
+	swap "$T/sp.1" 30 "  no registers: task 30 (kworker/0:1): reading struct inactive_task_frame at 0x1000 (56 bytes) from fakekern: not mapped" >"$T/sp.2"
 	swap "$T/sp.2" 300 "$(frame 300 5 "$(base 5)")" >"$T/sp.3"
 	swap "$T/sp.3" 401 "  no registers: task 401 (app-worker): its saved stack pointer 0xffffc9000001ffd0 is outside its stack 0xffffc9000001c000-0xffffc90000020000" >"$T/sp.4"
 	swap "$T/sp.4" 402 "  no registers: task 402 (t\$#}*<&>'\"\\x7f): its saved stack pointer 0xffffc9000001fff8 is outside its stack 0xffffc90000020000-0xffffc90000024000"

@@ -83,7 +83,8 @@ static int switch_frame(struct ms_kernel *mk, struct ms_err *err)
 
 	if (mk->k.elf_machine != EM_X86_64)
 		return 0;
-	r = kstruct_find(mk->k.btf, "inactive_task_frame", mk->k.release,
+	r = kstruct_find(mk->k.btf, "inactive_task_frame",
+			 mk->k.release ? mk->k.release : "unknown",
 			 false, &f, err);
 	for (int i = 0; !r && i < 7; i++)
 		r = kstruct_field(&f, names[i], false, &l->itf[i], err);
@@ -509,6 +510,8 @@ static int switched_x86_64(struct ms_kernel *mk, const struct ms_task *t,
 				   stack + l->thread_size);
 	r = ms_mem_read(mk->k.mem, sp, frame, l->itf_size,
 			"struct inactive_task_frame", err);
+	if (r && !ms_mem_io_failure(err, r))
+		ms_err_prefix(err, "task %u (%s)", t->pid, MS_ESC(t->comm));
 	for (int i = 0; !r && i < 7; i++)
 		ms_regs_set(regs, regno[i], kget(&mk->k, frame, l->itf[i].off,
 						  l->itf[i].size));
