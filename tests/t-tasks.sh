@@ -312,6 +312,17 @@ printf '%s\n' "-> ?" "<- T05thread:400001;hexname:$(printf swapper/1 | od -An -t
 	"-> D" "<- OK" "served to the end" >"$T/want"
 check_same "serve panic: the first thread is what ran on the CPU that panicked" "$T/want" "$T/out"
 
+# gdb sends its first packet again while serve still reads the tasks (no
+# ack within remotetimeout): the copies are one request, answered once,
+# and the next reply is the next request's.
+printf '%s\n' '!copies 3 qSupported:multiprocess+' 'QStartNoAckMode' 'qC' 'D' >"$T/copies"
+hrun --serve good <"$T/copies"
+printf '%s\n' "-> qSupported:multiprocess+, 3 times before the server reads" \
+	"<- PacketSize=4000;QStartNoAckMode+;qXfer:features:read+;qXfer:threads:read+" \
+	"-> QStartNoAckMode" "<- OK" "-> qC" "<- QC190" \
+	"-> D" "<- OK" "served to the end" >"$T/want"
+check_same "serve: a first packet sent 3 times while the tasks are read is answered once, the next in step" "$T/want" "$T/out"
+
 # serve on hostile memory: the walk's error, exit 3, nothing answered.
 : >"$T/script"
 hrun --serve tasks-cycle <"$T/script"

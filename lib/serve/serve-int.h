@@ -31,6 +31,7 @@ struct srv {
 	size_t threads_len;
 	bool noack, done;
 	bool live; /* a --remote target: it runs */
+	bool answered; /* a reply was sent */
 	size_t in_pos, in_len;
 	unsigned char in[16384];
 	struct rsp_rx rx;

@@ -5,6 +5,8 @@
  * escaped as the manual's binary data ("Overview": escaping).
  */
 #include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +54,7 @@ int srv_send_reply(struct srv *s, struct ms_err *err)
 	if (s->o->trace)
 		fprintf(s->o->trace, "<- %.*s\n", (int)(s->len > 200 ? 200 : s->len),
 			s->reply);
+	s->answered = true;
 	return srv_send_all(s, s->frame, o, err);
 }
 
@@ -59,6 +62,50 @@ int srv_send_reply(struct srv *s, struct ms_err *err)
  * The next packet into s->rx.buf; 1 when the debugger closed the
  * connection.
  */
+/*
+ * gdb sends a packet again when no ack comes within its remotetimeout
+ * (2 s by default). Before serve answers its first packet it reads the
+ * tasks (seconds on a slow stub, a large kernel or a sanitizer build),
+ * and copies of that first packet queue up: they are one request, and
+ * answering each would leave every later reply one behind. So before the
+ * first reply, copies of the packet just read that are already waiting
+ * are dropped. Later, the same packet twice is two requests
+ * (qsThreadInfo).
+ */
+static void skip_copies(struct srv *s)
+{
+	struct rsp_rx *rx;
+
+	if (s->answered || s->noack || !(rx = malloc(sizeof(*rx))))
+		return;
+	for (;;) {
+		struct pollfd pf = { .fd = s->o->in_fd, .events = POLLIN };
+		enum rsp_rx_event ev;
+		size_t used;
+
+		if (s->in_pos == s->in_len) {
+			ssize_t n;
+
+			if (poll(&pf, 1, 0) <= 0 ||
+			    (n = read(s->o->in_fd, s->in, sizeof(s->in))) <= 0)
+				break;
+			s->in_pos = 0;
+			s->in_len = (size_t)n;
+		}
+		rsp_rx_init(rx);
+		ev = rsp_rx_feed(rx, s->in + s->in_pos, s->in_len - s->in_pos,
+				 &used);
+		if (ev == RSP_RX_ACK || ev == RSP_RX_NAK ||
+		    (ev == RSP_RX_PACKET && rx->len == s->rx.len &&
+		     !memcmp(rx->buf, s->rx.buf, rx->len))) {
+			s->in_pos += used;
+			continue;
+		}
+		break;
+	}
+	free(rx);
+}
+
 int srv_next_packet(struct srv *s, struct ms_err *err)
 {
 	for (;;) {
@@ -86,6 +133,7 @@ int srv_next_packet(struct srv *s, struct ms_err *err)
 			ev = RSP_RX_TOOLONG;
 		if (ev == RSP_RX_PACKET) {
 			s->rx.buf[s->rx.len] = '\0';
+			skip_copies(s);
 			return s->noack ? 0 : srv_send_all(s, "+", 1, err);
 		}
 		if ((ev == RSP_RX_BADSUM || ev == RSP_RX_TOOLONG) && !s->noack) {

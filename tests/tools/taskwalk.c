@@ -471,9 +471,35 @@ static int serve(struct ms_kernel *mk)
 	}
 	s.fd = sv[1];
 	c.fd = sv[0];
+	/*
+	 * "!copies N PACKET" first: N copies of PACKET queued before the
+	 * server reads anything, as gdb sends them again while serve is
+	 * still reading the tasks; one ack and one reply are wanted.
+	 */
+	bool first = fgets(line, sizeof(line), stdin) != NULL, copies = false;
+
+	if (first && !strncmp(line, "!copies ", 8)) {
+		char *p = strchr(line + 8, ' ');
+		unsigned long n = strtoul(line + 8, NULL, 10);
+
+		line[strcspn(line, "\n")] = '\0';
+		printf("-> %s, %lu times before the server reads\n", p ? p + 1 : "", n);
+		for (unsigned long i = 0; p && i < n && i < 16; i++)
+			send_packet(&c, p + 1, strlen(p + 1), false);
+		copies = true;
+	}
 	if (pthread_create(&th, NULL, serve_thread, &s)) {
 		fprintf(stderr, "taskwalk: no thread\n");
 		return 1;
+	}
+	if (first && !copies) {
+		line[strcspn(line, "\n")] = '\0';
+		exchange(&c, line);
+	} else if (copies) {
+		ch = next_byte(&c);
+		if (ch != '+')
+			printf("<- %c (no ack)\n", ch < 0 ? '.' : ch);
+		reply(&c);
 	}
 	while (fgets(line, sizeof(line), stdin)) {
 		line[strcspn(line, "\n")] = '\0';
