@@ -41,6 +41,7 @@ static void decode(const char *raw, size_t n, char *out)
 		(void)rsp_stop_reg(r.data, r.len, 16, &v);
 		(void)rsp_stop_reg(r.data, r.len, 8, &v);
 		(void)rsp_stop_pid(r.data, r.len, &v);
+		(void)rsp_thread_id(r.data, r.len, &v);
 	}
 	(void)rsp_kind_name(r.kind);
 	rsp_parse_supported(out, len, &f);

@@ -22,19 +22,16 @@
 /* The thread id of a stub's stop reply ("thread:p1.2;" or "thread:2;"). */
 static uint64_t stop_thread(const char *p, size_t n)
 {
-	const char *t = memmem(p, n, "thread:", 7);
-	uint64_t v = 0;
-	size_t i, j;
+	const char *t = memmem(p, n, "thread:", 7), *end;
+	uint64_t v;
 
 	if (!t)
 		return 0;
-	i = (size_t)(t - p) + 7;
-	for (j = i; j < n && p[j] != ';'; j++)
-		if (p[j] == '.')
-			i = j + 1;
-	if (i < n && p[i] == 'p')
-		i++;
-	return j > i && j - i <= 16 && !ms_hex_u64(p + i, j - i, &v) ? v : 0;
+	t += 7;
+	end = memchr(t, ';', n - (size_t)(t - p));
+	if (!end)
+		end = p + n;
+	return rsp_thread_id(t, (size_t)(end - t), &v) ? 0 : v;
 }
 
 /* The target stopped (s->reply holds the stub's stop reply). */

@@ -375,6 +375,20 @@ int rsp_stop_pid(const char *fields, size_t n, uint64_t *ret)
 	return -ENOENT;
 }
 
+int rsp_thread_id(const char *id, size_t n, uint64_t *ret)
+{
+	const char *dot = memchr(id, '.', n);
+
+	if (dot) {
+		n -= (size_t)(dot + 1 - id);
+		id = dot + 1;
+	} else if (n && id[0] == 'p') {
+		id++;
+		n--;
+	}
+	return n && n <= 16 ? ms_hex_u64(id, n, ret) : -EBADMSG;
+}
+
 /* ---- the spec and the line ---- */
 
 int rsp_parse_hostport(const char *spec, char *host, size_t hsize, char port[6],

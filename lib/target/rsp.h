@@ -145,6 +145,12 @@ int rsp_stop_reg(const char *fields, size_t n, unsigned int regno,
  */
 int rsp_stop_pid(const char *fields, size_t n, uint64_t *ret);
 
+/*
+ * A thread id, "TID" or multiprocess "pPID.TID", as its TID (hex);
+ * -EBADMSG for anything else.
+ */
+int rsp_thread_id(const char *id, size_t n, uint64_t *ret);
+
 /* ---- the spec and the line ---- */
 
 /*

@@ -7,6 +7,7 @@
  * resume whose stop reply comes later, Ctrl-C. The exchange is rsplink.c's;
  * memory read while the target runs is never cached across a resume.
  */
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,18 +23,11 @@ static void parse_threads(struct remote *s, const char *p, size_t n)
 	size_t i = 0;
 
 	while (i < n && s->nthreads < sizeof(s->threads) / sizeof(s->threads[0])) {
-		size_t j = i;
-		uint64_t v = 0;
+		const char *comma = memchr(p + i, ',', n - i);
+		size_t j = comma ? (size_t)(comma - p) : n;
+		uint64_t v;
 
-		while (j < n && p[j] != ',')
-			j++;
-		/* multiprocess "pPID.TID": the part after the dot */
-		for (size_t k = i; k < j; k++)
-			if (p[k] == '.')
-				i = k + 1;
-		if (p[i] == 'p')
-			i++;
-		if (j > i && j - i <= 16 && !ms_hex_u64(p + i, j - i, &v))
+		if (!rsp_thread_id(p + i, j - i, &v))
 			s->threads[s->nthreads++] = v;
 		i = j + 1;
 	}
@@ -74,7 +68,7 @@ int remote_cpu_regs(struct ms_mem *m, unsigned int cpu, struct ms_regs *regs,
 	size_t off = 0;
 	int r;
 
-	if (m->elf_machine != 0 && m->elf_machine != 62 /* EM_X86_64 */)
+	if (m->elf_machine != 0 && m->elf_machine != EM_X86_64)
 		return ms_err_set(err, ENOTSUP,
 				  "%s: CPU registers are read for x86-64 only",
 				  s->origin);

@@ -37,6 +37,8 @@ int vmcore_check_elf_shstrtab(int fd, const char *path, struct ms_err *err);
  * how many were read, at most max; 0 for anything else.
  */
 #define VMCORE_NREGS 27
+/* A compressed kdump's block size (its diskdump header's), or 0. */
+uint32_t vmcore_diskdump_block(int fd);
 size_t vmcore_diskdump_prstatus(int fd, uint64_t (*regs)[VMCORE_NREGS],
 				size_t max);
 

@@ -404,7 +404,6 @@ static int vmcore_probe(struct vmcore *vc, const char *path,
  */
 #define DISKDUMP_UTS_LEN 65
 #define DISKDUMP_MACHINE_OFF (8 + 4 + 4 * DISKDUMP_UTS_LEN)
-#define DISKDUMP_BLOCK_SIZE_OFF 428 /* after the timestamp and status */
 #define KDUMP_SUB_VMCOREINFO_OFF 32 /* kdump_sub_header, 64-bit, v3+ */
 #define VMCOREINFO_MAX (1u << 20)
 
@@ -415,16 +414,9 @@ static int vmcore_probe(struct vmcore *vc, const char *path,
  * device) still tells arm64 by the value only it exports,
  * NUMBER(kimage_voffset) (arch/arm64/kernel/crash_core.c).
  */
-static uint32_t diskdump_block_size(int fd)
-{
-	uint32_t block;
-
-	return pread(fd, &block, 4, DISKDUMP_BLOCK_SIZE_OFF) == 4 ? block : 0;
-}
-
 static const char *machine_from_vmcoreinfo(int fd)
 {
-	uint32_t version, block = diskdump_block_size(fd);
+	uint32_t version, block = vmcore_diskdump_block(fd);
 	uint64_t sub[2];
 	char *vi;
 	const char *m = NULL;
@@ -491,7 +483,7 @@ static int vmcore_check_blocks(struct vmcore *vc, const char *path,
 	const char *fmt, *ps = vc->vmcoreinfo ?
 				       strstr(vc->vmcoreinfo, "PAGESIZE=") :
 				       NULL;
-	uint32_t block = diskdump_block_size(vc->fd);
+	uint32_t block = vmcore_diskdump_block(vc->fd);
 	unsigned long page;
 
 	if (vc_get_string(vc, KDUMP_ATTR_FILE_FORMAT, &fmt) != KDUMP_OK ||

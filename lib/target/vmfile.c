@@ -277,6 +277,16 @@ int vmcore_check_elf_shstrtab(int fd, const char *path, struct ms_err *err)
 		path, size, off, (intmax_t)st.st_size);
 }
 
+/* The diskdump header's block_size, after the timestamp and status. */
+#define DISKDUMP_BLOCK_SIZE_OFF 428
+
+uint32_t vmcore_diskdump_block(int fd)
+{
+	uint32_t block;
+
+	return pread(fd, &block, 4, DISKDUMP_BLOCK_SIZE_OFF) == 4 ? block : 0;
+}
+
 /*
  * The x86-64 NT_PRSTATUS notes of a compressed kdump (QEMU's
  * dump-guest-memory -z/-l/-s, makedumpfile), which libkdumpfile 0.5.1
@@ -326,7 +336,7 @@ size_t vmcore_diskdump_prstatus(int fd, uint64_t (*regs)[VMCORE_NREGS],
 	size_t got = 0;
 
 	if (pread(fd, &version, 4, 8) != 4 || version < 4 ||
-	    pread(fd, &block, 4, 428) != 4 || !block ||
+	    !(block = vmcore_diskdump_block(fd)) ||
 	    pread(fd, note, sizeof(note), (off_t)block + SUB_NOTE_OFF) !=
 		    (ssize_t)sizeof(note) ||
 	    !note[1] || note[1] > MAX_NOTES || note[0] > INT64_MAX ||

@@ -71,6 +71,18 @@ else
 fi
 FIND="${VM_MODDIR_ARGS[*]} --search $VM_OUT/testmod"
 
+# report FILE: servecheck.py's lines as this script's checks.
+report() {
+	local line
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) not_ok "${line#not ok - }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$1"
+}
+
 # --- gdb through `serve` on each dump ---------------------------------------
 # gdb_session NAME DUMP MODSECT-ARGS: gdb on `target remote | modsect serve
 # --vmcore DUMP`, the in-gdb command, every thread's walk; then the checks.
@@ -107,14 +119,7 @@ gdb_session() {
 	fi
 	python3 "$VM_DIR/servecheck.py" "$name" "$W/before.txt" "$W/after.txt" \
 		"$W/kallsyms.txt" "$W/$name.out" >"$W/$name.check" || true
-	while read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) not_ok "${line#not ok - }" ;;
-		"bench:"*) echo "$line" ;;
-		*) echo "$line" ;;
-		esac
-	done <"$W/$name.check"
+	report "$W/$name.check"
 	if grep -q 'Remote failure reply: E.modsect serve: .* is not running' "$W/$name.out"; then
 		ok "[$name] continue is refused, with serve's reason shown by gdb"
 	else
@@ -241,13 +246,7 @@ live_session() {
 	fi
 	python3 "$VM_DIR/servecheck.py" live "$W/after.txt" "$W/after2.txt" \
 		"$W/kallsyms.txt" "$out" >"$W/live.check" || true
-	while read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) not_ok "${line#not ok - }" ;;
-		*) echo "$line" ;;
-		esac
-	done <"$W/live.check"
+	report "$W/live.check"
 }
 live_session
 
@@ -314,13 +313,7 @@ kcore_session() {
 	fi
 	python3 "$VM_DIR/servecheck.py" kcore "$W/kbefore.txt" "$W/kafter.txt" \
 		"$W/kallsyms.txt" "$out" modsect-live >"$W/kcore.check" || true
-	while read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) not_ok "${line#not ok - }" ;;
-		*) echo "$line" ;;
-		esac
-	done <"$W/kcore.check"
+	report "$W/kcore.check"
 }
 kcore_session
 
