@@ -18,7 +18,7 @@ LIBS = $(shell $(PKG_CONFIG) --libs $(LINK_PKGS))
 LIB_SRCS := $(wildcard lib/*/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)
 # The static build carries only what `capture` needs: no libelf, no libkmod.
-STATIC_SRCS := lib/unwind/orc.c lib/base/err.c lib/base/hex.c lib/base/util.c lib/base/ctx.c lib/map/map.c lib/base/output.c lib/map/sysfs.c lib/map/sysmod.c lib/map/livesyms.c lib/map/capture.c lib/source/source.c \
+STATIC_SRCS := lib/unwind/orc.c lib/unwind/a64.c lib/base/err.c lib/base/hex.c lib/base/notes.c lib/base/arch.c lib/base/util.c lib/base/ctx.c lib/map/map.c lib/base/output.c lib/map/sysfs.c lib/map/sysmod.c lib/map/livesyms.c lib/map/capture.c lib/source/source.c \
 	tools/main.c tools/options.c tools/common.c tools/capture.c
 HDRS := $(wildcard lib/*.h lib/*/*.h tools/*.h)
 
@@ -89,9 +89,12 @@ check: check-deps
 	$(MAKE) check-kernels
 
 # kernel.sh on each of CHECK_KERNELS, and unwind.sh (bt against the
-# kernel's own unwinder), types.sh and serve.sh on the other x86-64 one; every one
-# runs, then the status.
+# kernel's own unwinder), types.sh and serve.sh on the other x86-64 one;
+# unwind.sh on arm64 (its tables made from code), on a CPU without
+# pointer authentication and on one with it (QEMU's -cpu max: PAC); every
+# one runs, then the status.
 UNWIND_KERNELS ?= 6.12-amd64
+ARM64_CPUS ?= cortex-a57 max
 check-kernels: san
 	@rc=0; for k in $(CHECK_KERNELS); do \
 		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
@@ -107,6 +110,10 @@ check-kernels: san
 		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
 			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/$$k \
 			tests/vm/serve.sh || rc=1; \
+	done; for c in $(ARM64_CPUS); do \
+		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=arm64 MODSECT_VM_CPU=$$c \
+			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/arm64 \
+			tests/vm/unwind.sh || rc=1; \
 	done; exit $$rc
 
 # The whole VM suite on one kernel: make check-vm KERNEL=arm64 (host,

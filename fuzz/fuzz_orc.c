@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: the ORC reader (lib/unwind/orc.c) and the CFI made
  * from what it accepts (lib/unwind/cfi.c), on hostile tables. The first
- * byte picks the format (1 + byte % 3); the rest is n 4-byte ip offsets
+ * byte picks the format (1 + byte % 4); the rest is n 4-byte ip offsets
  * then n 6-byte entries (n = rest / 10), at a fixed kernel address, as
  * in an image or in memory. What is read must be sorted with one entry
  * per address, each ending after it starts; its CFI, read back with
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = (size - 1) / 10;
 	elf_version(EV_CURRENT);
 	if (ms_orc_from_tables(data + 1, 4 * n, 0xffffffff81000000,
-			       data + 1 + 4 * n, 6 * n, 1 + data[0] % 3,
+			       data + 1 + 4 * n, 6 * n, 1 + data[0] % 4,
 			       "fuzz", &orc, &err))
 		return 0;
 	if (orc->n > n || orc->nbad > n)

@@ -33,7 +33,7 @@ length over PacketSize / 2), 'p', 'g', 'D'. Misbehaviour on request:
                          answer nothing (as QEMU stopped with SIGSTOP: the
                          connection stays open, the requests queue up)
   --rle                  run-length encode replies
-  --arch A               x86-64 (default), i386, aarch64, none (no target.xml)
+  --arch A               x86-64 (default), i386, aarch64, s390x, none (no target.xml)
   --no-p                 'p' unsupported (empty reply)
   --stop-regs            the pc is in the 'T' stop reply ("10:...;")
   --multiprocess         as QEMU after a gdb that announced multiprocess+:
@@ -49,10 +49,11 @@ import struct
 import sys
 import time
 
-ARCH = {  # target.xml architecture, pc register number, its size
-    "x86-64": ("i386:x86-64", 16, 8),
-    "i386": ("i386", 8, 4),
-    "aarch64": ("aarch64", 32, 8),
+ARCH = {  # target.xml architecture, pc register number, its size, order
+    "x86-64": ("i386:x86-64", 16, 8, "little"),
+    "i386": ("i386", 8, 4, "little"),
+    "aarch64": ("aarch64", 32, 8, "little"),
+    "s390x": ("s390:64-bit", 1, 8, "big"),  # pswa, QEMU sends it big endian
 }
 
 
@@ -190,13 +191,13 @@ class Stub:
             reg = int(cmd[1:], 16)
             size = self.arch[2]
             if reg == self.arch[1] and self.pc is not None:
-                return self.reply(self.pc.to_bytes(size, "little").hex())
+                return self.reply(self.pc.to_bytes(size, self.arch[3]).hex())
             return self.reply("00" * size)
         if cmd == "g" and self.arch:
             size, regno = self.arch[2], self.arch[1]
             regs = bytearray((regno + 4) * size)
             if self.pc is not None:
-                regs[regno * size:(regno + 1) * size] = self.pc.to_bytes(size, "little")
+                regs[regno * size:(regno + 1) * size] = self.pc.to_bytes(size, self.arch[3])
             return self.reply(regs.hex())
         if cmd.startswith("D"):
             if o.multiprocess and not cmd.startswith("D;"):
@@ -207,7 +208,7 @@ class Stub:
     def stop_reply(self, sig):
         s = "T%sthread:%s;" % (sig, "p01.01" if self.o.multiprocess else "01")
         if self.o.stop_regs and self.arch and self.pc is not None:
-            s += "%x:%s;" % (self.arch[1], self.pc.to_bytes(self.arch[2], "little").hex())
+            s += "%x:%s;" % (self.arch[1], self.pc.to_bytes(self.arch[2], self.arch[3]).hex())
         return s
 
     def mem(self, cmd):

@@ -5,7 +5,7 @@
 # --memimg). Covers ack and no-ack modes, small packet sizes (request
 # counts), bad checksums in both modes, run-length encoding, short
 # replies, QEMU's unsolicited stop reply, a running target (Ctrl-C), the
-# pc ('p', stop reply, 'g'; x86-64, i386, aarch64), the tty path through
+# pc ('p', stop reply, 'g'; x86-64, i386, aarch64, s390x big endian), the tty path through
 # socat, and the failures: garbage, a silent stub, an overlong reply, an
 # unreadable page, a reset connection, refused connections, bad specs.
 # Then `modsect capture --remote` against a stub that stops answering
@@ -242,6 +242,21 @@ mr --remote ":$PORT" --pc ffff800008000000 8
 check_eq "aarch64: pc is register 32 (from 'g')" "pc ffff800008001234,ffff800008000000 0011223344556677" \
 	"$(paste -sd, "$T/out")"
 check_gone "aarch64: the stub exits"
+
+# s390x: QEMU's s390x gdbstub sends registers big endian (pswa is the pc).
+IMG=$T/s390x.txt
+printf 'pc 0000000000123456\n100000 0011223344556677\n' >"$IMG"
+for how in p g stop; do
+	case $how in
+	p) stub "s390x-$how" --arch s390x ;;
+	g) stub "s390x-$how" --arch s390x --no-p ;;
+	stop) stub "s390x-$how" --arch s390x --no-p --stop-regs ;;
+	esac
+	mr --remote ":$PORT" --pc 100000 8
+	check_eq "s390x: pc is register 1 (pswa), big endian (from $how)" "pc 123456,100000 0011223344556677" \
+		"$(paste -sd, "$T/out")"
+	check_gone "s390x ($how): the stub exits"
+done
 IMG=$IMG_X86
 
 # ---- the tty path, through socat -------------------------------------------

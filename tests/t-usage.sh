@@ -42,6 +42,71 @@ check_refused "--module-at with no address: exit 2" 2 "--module-at takes an addr
 ms capture --json
 check_refused "option that does not apply: exit 2 naming it" 2 "'--json' does not apply"
 
+# An option is named as typed, never by its value nor by its neighbour in
+# argv: "--search DIR", "--search=DIR", "-o FILE", "-oFILE", "-jo FILE".
+na() { echo "^modsect: option '$1' does not apply here\$"; }
+ms serve --remote 127.0.0.1:1 --search /some/dir/debug
+check_refused "--search DIR that does not apply: named, not its DIR" 2 "$(na --search)"
+ms serve --search=/some/dir/debug
+check_refused "--search=DIR that does not apply: named without =DIR" 2 "$(na --search)"
+ms serve --sea /some/dir/debug
+check_refused "an abbreviation that does not apply: named as typed" 2 "$(na --sea)"
+ms serve --kcore -o /some/file
+check_refused "-o FILE that does not apply: named, not its FILE" 2 "$(na -o)"
+ms serve --kcore -o/some/file
+check_refused "-oFILE that does not apply: named without FILE" 2 "$(na -o)"
+ms capture -j
+check_refused "a short flag that does not apply: named" 2 "$(na -j)"
+ms capture --remote 127.0.0.1:1 -jo /some/file
+check_refused "a flag in a cluster (-jo FILE): named, not its neighbour" 2 "$(na -j)"
+ms capture --remote 127.0.0.1:1 --kallsyms --all
+check_refused "a long flag that does not apply: named" 2 "$(na --all)"
+ms list --remote 127.0.0.1:1 -xj
+check_refused "an unknown short option in a cluster: named" 2 "^modsect: unknown option '-x'\$"
+ms list --remote 127.0.0.1:1 -jo
+check_refused "a short option missing its argument in a cluster: named" 2 "^modsect: option '-o' needs an argument\$"
+ms list --json=yes
+check_refused "a flag given =VALUE: named, and said to take none" 2 "^modsect: option '--json' takes no argument\$"
+
+# Every option every command does not take, in each form: what a command
+# takes is in its --help, which lists every option some command takes.
+opts_of() {
+	"$MODSECT" "$1" --help |
+		sed -nE 's/^  (-(.), )? *--([a-z-]+)( ([^ ]+))?  .*/\3|\5|\2/p'
+}
+cmds=$("$MODSECT" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+for c in $cmds; do opts_of "$c"; done | sort -u >"$T/all"
+for c in $cmds; do
+	opts_of "$c" >"$T/own"
+	bad="" n=0
+	while IFS="|" read -r long arg short; do
+		grep -q "^$long|" "$T/own" && continue
+		forms=("--$long") && [ -z "$short" ] || forms+=("-$short")
+		for f in "${forms[@]}"; do
+			if [ -z "$arg" ]; then
+				runs=("$f")
+			elif [ "${f:1:1}" = - ]; then
+				runs=("$f /some/$arg" "$f=/some/$arg")
+			else
+				runs=("$f /some/$arg" "$f/some/$arg")
+			fi
+			for r in "${runs[@]}"; do
+				# shellcheck disable=SC2086 # split the form in its words
+				ms "$c" $r
+				n=$((n + 1))
+				[ "$RC" = 2 ] && [ ! -s "$T/out" ] &&
+					head -1 "$T/err" | grep -Eqx -- "$(na "$f")" ||
+					bad+="$c $r: $(_last_run)"$'\n'
+			done
+		done
+	done <"$T/all"
+	if [ -z "$bad" ] && [ "$n" -gt 0 ]; then
+		ok "$c: $n uses of options it does not take: exit 2, named as typed"
+	else
+		not_ok "$c: $n uses of options it does not take, named as typed" "$bad"
+	fi
+done
+
 ms --version
 check_rc "--version: exit 0" 0
 check_out "--version: prints the version on stdout" "modsect $(sed -n 's/^#define MODSECT_VERSION "\(.*\)"/\1/p' "$TOP/lib/modsect.h")"

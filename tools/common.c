@@ -25,6 +25,15 @@ void warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+#ifndef MODSECT_STATIC
+/* What the library tells that is no warning. */
+static void say_note(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "modsect: note: %s\n", msg);
+}
+#endif
+
 void warn_note(void *arg, const char *msg)
 {
 	(void)arg;
@@ -115,6 +124,11 @@ int read_map(const struct ms_ctx *ctx, const struct opts *o,
 		.module_at = o->module_at,
 		.force = o->force,
 		.mem_stats = getenv("MODSECT_MEM_STATS") != NULL,
+#ifndef MODSECT_STATIC
+		.find_layout = ms_layout_file_find,
+		.find_arg = (void *)ctx,
+		.note = say_note,
+#endif
 	};
 	int r = ms_source_read(ctx, &src, only_module, flags, ret, err);
 

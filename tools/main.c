@@ -6,6 +6,17 @@
 #include "cli.h"
 
 /*
+ * From memory, a kernel without BTF has its layouts from a module's or a
+ * debug vmlinux's DWARF, found in the --search trees and debug dirs
+ * (ms_layout_file_find); the static build reads no memory.
+ */
+#ifdef MODSECT_STATIC
+#define OPT_LAYOUT 0
+#else
+#define OPT_LAYOUT (OPT_SEARCH | OPT_DEBUG)
+#endif
+
+/*
  * Each command with the options it takes and what main sets up for it
  * before it runs (RUN_*; the context always).
  */
@@ -39,7 +50,7 @@ const struct cmd commands[] = {
 	  0, "[FILE]",
 	  "annotate kernel log text (oops, WARN, BUG, KASAN) with source lines",
 	  0, 1 },
-	{ "kallsyms", do_kallsyms, OPT_SOURCE | OPT_OUTPUT,
+	{ "kallsyms", do_kallsyms, OPT_SOURCE | OPT_OUTPUT | OPT_LAYOUT,
 	  RUN_MAP | RUN_CORE | RUN_ORC,
 	  "-o FILE", "write the core kernel's symbols (kallsyms) as an ELF file",
 	  0, 0, "an ELF file" },
@@ -53,7 +64,8 @@ const struct cmd commands[] = {
 	  "a GDB remote stub on a vmcore or /proc/kcore: every task a thread",
 	  0, 0 },
 #endif
-	{ "capture", do_capture, OPT_SOURCE | OPT_OUTPUT | OPT_KALLSYMS, RUN_MAP,
+	{ "capture", do_capture,
+	  OPT_SOURCE | OPT_OUTPUT | OPT_KALLSYMS | OPT_LAYOUT, RUN_MAP,
 	  "",
 	  "write the section map (live, or a capture in format 1) for another machine",
 	  0, 0 },

@@ -311,6 +311,30 @@ static int check(const struct cmd *c, const struct opts *o)
 	return 0;
 }
 
+/*
+ * The option getopt_long() just returned or refused, as the user typed it
+ * ("--sea" stays "--sea"), without its "=VALUE": not argv[optind - 1],
+ * which is the option's separate argument ("--search DIR") or, inside a
+ * cluster of short options ("-jo FILE"), the element before. A long option
+ * is consumed whole (optind moves past it and its argument); a short one
+ * is named by its character, which getopt puts in optopt when it refuses
+ * it. before is optind before the call. Returns whether it is long.
+ */
+static bool typed(char **argv, int before, int ch, char *buf, size_t n)
+{
+	bool refused = ch == '?' || ch == ':';
+	const char *el = optind > before ? argv[optind - 1] : "";
+
+	if (!refused && optarg && optarg == el)
+		el = argv[optind - 2];
+	if (!strncmp(el, "--", 2)) {
+		snprintf(buf, n, "%.*s", (int)strcspn(el, "="), el);
+		return true;
+	}
+	snprintf(buf, n, "-%c", refused ? optopt : ch);
+	return false;
+}
+
 int parse_options(const struct cmd *c, int argc, char **argv, struct opts *o)
 {
 	struct option lo[NOPTIONS + 1] = { 0 };
@@ -320,23 +344,30 @@ int parse_options(const struct cmd *c, int argc, char **argv, struct opts *o)
 	optind = 1;
 	opterr = 0;
 	for (;;) {
-		int idx = -1, r, ch = getopt_long(argc, argv, ":o:jh", lo, &idx);
+		int before = optind, r;
+		int ch = getopt_long(argc, argv, ":o:jh", lo, NULL);
 		const struct optdef *d = NULL;
+		char name[256];
+		bool islong;
 
 		if (ch == -1)
 			break;
-		if (ch == '?')
-			return usage_error(c, "unknown option '%s'",
-					   argv[optind - 1]);
+		islong = typed(argv, before, ch, name, sizeof(name));
 		if (ch == ':')
 			return usage_error(c, "option '%s' needs an argument",
-					   argv[optind - 1]);
+					   name);
+		/* getopt puts a known long option given "=VALUE" in optopt. */
+		if (ch == '?' && islong && optopt)
+			return usage_error(c, "option '%s' takes no argument",
+					   name);
+		if (ch == '?')
+			return usage_error(c, "unknown option '%s'", name);
 		for (size_t i = 0; i < NOPTIONS && !d; i++)
 			if (options[i].lo.val == ch)
 				d = &options[i];
 		if (d->flag && !(c->opts & d->flag))
 			return usage_error(c, "option '%s' does not apply here",
-					   argv[optind - 1]);
+					   name);
 		r = store(c, d, optarg, o);
 		if (r)
 			return r;

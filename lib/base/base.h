@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The base of the library: errors, helpers, the context (what would
+ * The base of the library: errors, helpers, bytes written (buffers,
+ * LEB128, string tables) and ELF notes read, the context (what would
  * otherwise be global), output and input streams, the architecture
  * table, decompression and the cache. Uses nothing else of modsect.
  */
@@ -138,6 +139,108 @@ void ms_sort_u64(uint64_t *v, size_t n);
  * costing microseconds, and a table of megabytes has thousands of pages.
  */
 void ms_prefault(void *p, size_t len);
+
+/* ---- bytes written (bytes.c) ---- */
+
+/* This machine's byte order, for what the running kernel itself gives. */
+#define MS_HOST_BIG_ENDIAN (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
+/*
+ * A growing buffer of bytes in one byte order, for the DWARF, CFI and
+ * ELF modsect writes. A write that fails (no memory, more than max, a
+ * patch over bytes not written) sets oom, and every write after it does
+ * nothing: the writer checks oom once, at the end, and throws the bytes
+ * away. Zeroed is empty, little-endian, limited by memory alone. (The
+ * CFI writer's put, put8, put_le, put_uleb, put_sleb are ms_bytes_put,
+ * _put8, _uint on a little-endian buffer, _uleb, _sleb.)
+ */
+struct ms_bytes {
+	uint8_t *buf;
+	size_t len, cap;
+	size_t max; /* the most bytes it may hold; 0: no limit */
+	bool big_endian; /* of the words put (_put16, _put32, _put64, _uint) */
+	bool oom; /* a write failed: the bytes are to be thrown away */
+};
+
+void ms_bytes_put(struct ms_bytes *b, const void *p, size_t n);
+void ms_bytes_put8(struct ms_bytes *b, uint8_t v);
+void ms_bytes_put16(struct ms_bytes *b, uint16_t v);
+void ms_bytes_put32(struct ms_bytes *b, uint32_t v);
+void ms_bytes_put64(struct ms_bytes *b, uint64_t v);
+/* The low size bytes (1 to 8) of v, in b's order. */
+void ms_bytes_uint(struct ms_bytes *b, uint64_t v, int size);
+/* v as unsigned and signed LEB128 (DWARF 4, 7.6). */
+void ms_bytes_uleb(struct ms_bytes *b, uint64_t v);
+void ms_bytes_sleb(struct ms_bytes *b, int64_t v);
+/*
+ * The low size bytes of v, in b's order, over those at pos, which must
+ * have been written: a length known only once what it counts is.
+ */
+void ms_bytes_patch(struct ms_bytes *b, size_t pos, uint64_t v, int size);
+/* Frees the bytes; b is zeroed (empty, little-endian, no limit). */
+void ms_bytes_free(struct ms_bytes *b);
+
+/* v's LEB128 into p, which has MS_LEB_MAX bytes; the number written. */
+#define MS_LEB_MAX 10
+size_t ms_uleb(uint8_t *p, uint64_t v);
+size_t ms_sleb(uint8_t *p, int64_t v);
+
+/*
+ * A string table as ELF (.strtab, .shstrtab) and DWARF (.debug_str) keep
+ * them: "\0" first, so that offset 0 is the empty string, then each
+ * string added once. Zeroed is empty; b.max may limit it.
+ */
+struct ms_strtab {
+	struct ms_bytes b; /* the table */
+	uint32_t *slot; /* a hash of the strings: offset + 1, 0 free */
+	size_t nslot, nused;
+};
+
+/*
+ * The offset of s in t, s added if it is new: 0, or -ENOMEM (no memory,
+ * past b.max or 4 GiB: offsets are 32-bit) with *off_ret 0 and t->b.oom
+ * set, so every add after fails too and a writer may check it once.
+ */
+int ms_strtab_add(struct ms_strtab *t, const char *s, uint32_t *off_ret);
+void ms_strtab_free(struct ms_strtab *t);
+
+/* ---- ELF notes (notes.c) ---- */
+
+/*
+ * Reads the notes in len bytes at p (their namesz, descsz and type in
+ * the given byte order: that of the kernel or file they are from), each
+ * checked to lie within them. Zeroed or from ms_notes_init.
+ */
+struct ms_notes {
+	const uint8_t *p;
+	size_t len, off;
+	bool big_endian;
+};
+struct ms_note {
+	uint32_t type, namesz, descsz;
+	const char *name; /* namesz bytes, its NUL counted as ELF does */
+	const uint8_t *desc; /* descsz bytes */
+	size_t desc_off; /* of desc, from p */
+};
+
+void ms_notes_init(struct ms_notes *it, const void *p, size_t len,
+		   bool big_endian);
+/*
+ * 1 with the next note in ret, 0 after the last, -EBADMSG at one that
+ * does not fit in the bytes left (and 0 after it).
+ */
+int ms_notes_next(struct ms_notes *it, struct ms_note *ret);
+/* The most bytes of a build-id modsect takes (SHA-1's are 20). */
+#define MS_BUILD_ID_MAX 64
+/* Whether n is a GNU build-id (NT_GNU_BUILD_ID, "GNU", 1 to 64 bytes). */
+bool ms_note_is_build_id(const struct ms_note *n);
+/*
+ * The first GNU build-id in the notes, as hex in a new string in *ret
+ * (NULL if there is none before the end or a malformed note); 0, or
+ * -ENOMEM.
+ */
+int ms_notes_build_id(const void *notes, size_t len, bool big_endian,
+		      char **ret);
 
 /* ---- context (ctx.c) ---- */
 

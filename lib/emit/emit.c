@@ -309,4 +309,14 @@ void ms_emit_lldb_arch(FILE *out, const struct ms_arch *arch, const char *why)
 		arch->lldb, why);
 	fprintf(out, "target create --arch %s \"\"\ntarget select 0\n",
 		arch->lldb);
+	/*
+	 * arm64 kernels sign return addresses where the CPU has PAC; lldb
+	 * 14 on QEMU's gdbstub knows no mask for them and would take a
+	 * signed one for a pc. Kernel text lies where bits 63..48 are set
+	 * (KIMAGE_VADDR is in the 48-bit range, modules beside it), so 48
+	 * gives the kernel's own ptrauth_strip_kernel_insn_pac() for them.
+	 */
+	if (arch->em == EM_AARCH64)
+		fprintf(out,
+			"# arm64: return addresses with their PAC bits set, as the kernel's unwinder does\nsettings set target.process.virtual-addressable-bits 48\n");
 }

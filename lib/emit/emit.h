@@ -136,6 +136,7 @@ struct ms_unwinds {
 	struct {
 		const char *name;
 		struct ms_orc *orc; /* or NULL */
+		struct ms_a64 *a64; /* arm64's, instead; or NULL */
 		struct ms_dwarf types; /* from its BTF, info NULL if none */
 	} *mods;
 	size_t n;
@@ -158,7 +159,12 @@ int ms_script_lldb_types(const struct ms_ctx *ctx, FILE *out,
  * arguments of functions typed from BTF. Python, so last: a gdb without
  * it has loaded every symbol before it stops here.
  */
+/*
+ * init (NULL: none): [lo, hi) of the core kernel's init text, which an
+ * arm64 kernel frees and unmaps; gdb gets an unwinder for frames there.
+ */
 int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out, bool core,
+			  const uint64_t *init,
 			  const struct ms_unwinds *u, struct ms_err *err);
 
 /* ---- kernel reports, annotated (decode.c) ---- */

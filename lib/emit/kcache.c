@@ -84,6 +84,20 @@ static void key_of(const struct ms_map *map, bool lldb,
 		put_u64(&h, (uint64_t)e->sp_reg << 24 | e->bp_reg << 16 |
 				    e->type << 8 | e->signal);
 	}
+	put_u64(&h, map->core_a64 ? map->core_a64->n : UINT64_MAX);
+	for (size_t i = 0; map->core_a64 && i < map->core_a64->n; i++) {
+		const struct ms_a64_row *r = &map->core_a64->r[i];
+
+		put_u64(&h, r->ip);
+		put_u64(&h, r->end);
+		put_u64(&h, (uint64_t)r->kind << 40 | (uint64_t)r->fstart << 32 |
+				    (uint64_t)r->cfa_reg << 24 |
+				    (uint32_t)r->cfa_off);
+		put_u64(&h, (uint64_t)(uint32_t)r->fp_at << 32 |
+				    (uint32_t)r->lr_at);
+		for (int j = 0; j < 10; j++)
+			put_u64(&h, (uint16_t)r->saved[j]);
+	}
 	put_u64(&h, map->core_btf ? map->core_btf_len : UINT64_MAX);
 	if (map->core_btf)
 		SHA256Update(&h, map->core_btf, map->core_btf_len);

@@ -47,34 +47,8 @@ struct ksec {
 	enum kind kind;
 	uint64_t lo, hi;
 	size_t first, n; /* symbols, in the map's sorted order */
-	size_t name; /* offset in .shstrtab */
+	uint32_t name; /* offset in .shstrtab */
 };
-
-struct strtab {
-	char *buf;
-	size_t len, cap;
-};
-
-static size_t str_add(struct strtab *t, const char *s)
-{
-	size_t n = strlen(s) + 1, at = t->len;
-
-	if (t->len + n > t->cap) {
-		size_t ncap = t->cap ? 2 * t->cap : 4096;
-		char *nb;
-
-		while (ncap < t->len + n)
-			ncap *= 2;
-		nb = realloc(t->buf, ncap);
-		if (!nb)
-			return (size_t)-1;
-		t->buf = nb;
-		t->cap = ncap;
-	}
-	memcpy(t->buf + at, s, n);
-	t->len += n;
-	return at;
-}
 
 /* Runs of one kind without large gaps; absolute symbols stay apart. */
 static int group(const struct ms_map *map, struct ksec **ret, size_t *n_ret)
@@ -123,7 +97,7 @@ struct out {
 	int cls;
 	struct ksec *secs;
 	size_t nsecs;
-	struct strtab shstr, str;
+	struct ms_strtab shstr, str;
 	void *syms; /* Elf32_Sym or Elf64_Sym */
 	size_t nsyms;
 	void *cfi; /* .debug_frame from the map's ORC tables, if any */
@@ -196,11 +170,9 @@ static int add_symbols(struct out *o, const struct ms_map *map)
 	for (size_t i = 0; i < map->ncore; i++) {
 		const struct ms_ksym *k = &map->core[i];
 		bool abs = kind_of(k->type) == K_ABS;
-		size_t name = str_add(&o->str, k->name);
-		GElf_Sym g = { .st_name = (GElf_Word)name,
-			       .st_value = k->addr };
+		GElf_Sym g = { .st_value = k->addr };
 
-		if (name == (size_t)-1)
+		if (ms_strtab_add(&o->str, k->name, &g.st_name))
 			return -ENOMEM;
 		while (!abs && s < o->nsecs &&
 		       i >= o->secs[s].first + o->secs[s].n)
@@ -284,8 +256,8 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 					     ".bss" };
 	size_t symsz = o->cls == ELFCLASS64 ? sizeof(Elf64_Sym) :
 					      sizeof(Elf32_Sym);
-	size_t strtab_name, symtab_name, shstrtab_name, first_global;
-	size_t dbg_name[5];
+	uint32_t strtab_name, symtab_name, shstrtab_name, dbg_name[5];
+	size_t first_global;
 	GElf_Ehdr eh;
 	Elf_Scn *symscn, *strscn, *shscn;
 	GElf_Shdr sh;
@@ -298,8 +270,6 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 	eh.e_version = EV_CURRENT;
 	if (!gelf_update_ehdr(o->elf, &eh))
 		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
-	str_add(&o->shstr, "");
-	str_add(&o->str, "");
 	for (size_t i = 0; i < o->nsecs; i++) {
 		char name[32];
 
@@ -309,14 +279,15 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 			if (o->secs[j].kind == o->secs[i].kind)
 				snprintf(name, sizeof(name), "%s.%zu",
 					 names[o->secs[i].kind], ++k);
-		o->secs[i].name = str_add(&o->shstr, name);
+		ms_strtab_add(&o->shstr, name, &o->secs[i].name);
 	}
+	/* A failed add fails every one after it: checked once, below. */
 	for (size_t i = 0; i < o->ndbg; i++)
-		dbg_name[i] = str_add(&o->shstr, o->dbg[i].name);
-	symtab_name = str_add(&o->shstr, ".symtab");
-	strtab_name = str_add(&o->shstr, ".strtab");
-	shstrtab_name = str_add(&o->shstr, ".shstrtab");
-	if (add_symbols(o, map) < 0 || o->shstr.buf == NULL ||
+		ms_strtab_add(&o->shstr, o->dbg[i].name, &dbg_name[i]);
+	ms_strtab_add(&o->shstr, ".symtab", &symtab_name);
+	ms_strtab_add(&o->shstr, ".strtab", &strtab_name);
+	ms_strtab_add(&o->shstr, ".shstrtab", &shstrtab_name);
+	if (add_symbols(o, map) < 0 || o->shstr.b.oom ||
 	    !(first_global = locals_first(o)))
 		return ms_err_errno(err, ENOMEM, "kallsyms ELF");
 	if (!add_symbol_sections(o, map))
@@ -329,10 +300,10 @@ static int write_elf(struct out *o, const struct ms_map *map, int em, int data,
 					  elf_errmsg(-1));
 	symscn = new_section(o, symtab_name, SHT_SYMTAB, 0, 0, 0, o->syms,
 			     o->nsyms * symsz, ELF_T_SYM);
-	strscn = new_section(o, strtab_name, SHT_STRTAB, 0, 0, 0, o->str.buf,
-			     o->str.len, ELF_T_BYTE);
-	shscn = new_section(o, shstrtab_name, SHT_STRTAB, 0, 0, 0, o->shstr.buf,
-			    o->shstr.len, ELF_T_BYTE);
+	strscn = new_section(o, strtab_name, SHT_STRTAB, 0, 0, 0, o->str.b.buf,
+			     o->str.b.len, ELF_T_BYTE);
+	shscn = new_section(o, shstrtab_name, SHT_STRTAB, 0, 0, 0,
+			    o->shstr.b.buf, o->shstr.b.len, ELF_T_BYTE);
 	if (!symscn || !strscn || !shscn || !gelf_getshdr(symscn, &sh))
 		return ms_err_set(err, EIO, "libelf: %s", elf_errmsg(-1));
 	sh.sh_link = (GElf_Word)elf_ndxscn(strscn);
@@ -427,6 +398,9 @@ int ms_kallsyms_elf_for(const struct ms_map *map, bool lldb, int fd,
 	/* The unwind tables ride along: gdb and lldb read them from here. */
 	if (map->core_orc && em == EM_X86_64)
 		r = make_cfi(&o, map, lldb ? MS_CFI_LLDB : 0, err);
+	else if (map->core_a64 && em == EM_AARCH64)
+		r = ms_a64_to_debug_frame(map->core_a64, lldb ? MS_CFI_LLDB : 0,
+					  &o.cfi, &o.cfi_len, err);
 	/* And the types, from BTF. */
 	if (!r && map->core_btf)
 		r = ms_map_types(map, o.cls == ELFCLASS64 ? 8 : 4,
@@ -444,39 +418,34 @@ int ms_kallsyms_elf_for(const struct ms_map *map, bool lldb, int fd,
 	elf_end(o.elf);
 	free(o.secs);
 	free(o.syms);
-	free(o.str.buf);
-	free(o.shstr.buf);
+	ms_strtab_free(&o.str);
+	ms_strtab_free(&o.shstr);
 	free(o.cfi);
 	ms_dwarf_free(&o.types);
 	return r;
 }
 
-/* The build-id note of any ELF file, as hex; NULL if none. */
-static char *elf_build_id(Elf *elf)
+/*
+ * The build-id note of any ELF file, as hex in *ret (NULL if none): the
+ * notes as in the file, in its byte order (EI_DATA). 0 or -ENOMEM.
+ */
+static int elf_build_id(Elf *elf, char **ret)
 {
+	const char *id = elf_getident(elf, NULL);
 	Elf_Scn *scn = NULL;
+	int r = 0;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		size_t off = 0, next, name_off, desc_off;
+	*ret = NULL;
+	while (!r && !*ret && id && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		GElf_Nhdr nh;
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		while ((next = gelf_getnote(d, off, &nh, &name_off,
-					    &desc_off))) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
-			    nh.n_descsz > 0 && nh.n_descsz <= 64) {
-				return ms_hex_dup((char *)d->d_buf + desc_off,
-						  nh.n_descsz);
-			}
-			off = next;
-		}
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
+		    (d = elf_rawdata(scn, NULL)) && d->d_buf)
+			r = ms_notes_build_id(d->d_buf, d->d_size,
+					      id[EI_DATA] == ELFDATA2MSB, ret);
 	}
-	return NULL;
+	return r;
 }
 
 /* The value of a symbol in the file's .symtab. */
@@ -531,7 +500,10 @@ int ms_vmlinux_offset(const char *path, const struct ms_map *map, bool force,
 			path);
 		goto out;
 	}
-	bid = elf_build_id(elf);
+	if (elf_build_id(elf, &bid)) {
+		r = ms_err_errno(err, ENOMEM, "--vmlinux %s", path);
+		goto out;
+	}
 	for (size_t i = 0; !anchor && i < 3; i++)
 		if (elf_symbol(elf, anchors[i], &link) &&
 		    ms_map_core_symbol(map, anchors[i], &run))

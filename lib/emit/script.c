@@ -87,6 +87,30 @@ static struct ms_unwinds *slot_for(struct ms_unwinds *u,
 	return u;
 }
 
+/* arm64: the rules made from the module's code, as for the core kernel. */
+static int gather_a64(const struct ms_layout *l, FILE *out,
+		      struct ms_unwinds *u, struct ms_err *err)
+{
+	struct ms_a64 *a = NULL;
+	struct ms_err why = { 0 };
+	int r = ms_layout_a64(l, &a, &why);
+
+	if (r == -ENOMEM) {
+		*err = why;
+		return r;
+	}
+	if (r)
+		return 0;
+	fprintf(out, "# %s: unwind tables from its code: %zu functions\n",
+		l->mod->name, a->nfuncs);
+	if (!slot_for(u, l)) {
+		ms_a64_free(a);
+		return ms_err_errno(err, ENOMEM, "unwind tables");
+	}
+	u->mods[u->n - 1].a64 = a;
+	return 0;
+}
+
 /*
  * gdb: the module's ORC tables, kept in u for a file of its own at the
  * end (unwscript.c). A module without them (another architecture, a
@@ -100,6 +124,8 @@ static int gather_unwind(const struct ms_map *map, const struct ms_layout *l,
 	struct ms_err why = { 0 };
 	int r = ms_layout_orc(l, map->release, &orc, &why);
 
+	if (r == -ENOENT)
+		return gather_a64(l, out, u, err);
 	if (r == -ENOMEM) {
 		*err = why;
 		return r;
@@ -272,6 +298,10 @@ static int emit_kernel(const struct ms_ctx *ctx, const struct ms_script_opts *o,
 				map->core_orc->nbad ?
 					", some the kernel would refuse" :
 					"");
+		else if (map->core_a64)
+			fprintf(out,
+				"# and unwind tables from its code: %zu functions, %zu rows\n",
+				map->core_a64->nfuncs, map->core_a64->n);
 		else if (map->why_no_orc)
 			fprintf(out, "# no unwind tables: %s\n",
 				map->why_no_orc);
@@ -323,12 +353,23 @@ static int skip(FILE *out, const struct ms_module *mod,
 }
 
 /* The core kernel and each module, into body. */
+/* arm64's init text, when the script gives its frames (see unwscript.c). */
+static bool freed_init(const struct ms_map *map,
+		       const struct ms_script_opts *so, uint64_t init[2])
+{
+	return so->kernel && !so->vmlinux && map->core_a64 &&
+	       ms_map_core_symbol(map, "_sinittext", &init[0]) &&
+	       ms_map_core_symbol(map, "_einittext", &init[1]) &&
+	       init[0] < init[1];
+}
+
 static int script_body(FILE *body, struct ms_finder *fi,
 		       const struct ms_map *map,
 		       const struct ms_script_opts *so, struct arch_vote *v,
 		       struct ms_script_result *res, struct ms_err *err)
 {
 	struct ms_unwinds u = { 0 };
+	uint64_t init[2];
 	size_t done = 0;
 	int r = 0;
 
@@ -363,7 +404,9 @@ static int script_body(FILE *body, struct ms_finder *fi,
 	if (!r && !so->lldb)
 		r = ms_script_unwind_tail(ms_finder_ctx(fi), body,
 					  so->kernel && !so->vmlinux &&
-						  (map->core_orc || map->core_btf),
+						  (map->core_orc || map->core_a64 ||
+						   map->core_btf),
+					  freed_init(map, so, init) ? init : NULL,
 					  &u, err);
 	ms_unwinds_clear(&u);
 	return r;

@@ -36,8 +36,8 @@ static Elf_Scn *add_scn(Elf *elf, size_t name, GElf_Word type, void *buf,
 
 static int write_elf(int fd, const struct ms_dbgelf *d, struct ms_err *err)
 {
-	char shstr[256] = "";
-	size_t shlen = 1;
+	struct ms_strtab shstr = { 0 };
+	uint32_t name;
 	Elf *elf;
 	GElf_Ehdr eh;
 	Elf_Scn *sh;
@@ -52,28 +52,29 @@ static int write_elf(int fd, const struct ms_dbgelf *d, struct ms_err *err)
 	eh.e_machine = (GElf_Half)d->em;
 	eh.e_version = EV_CURRENT;
 	for (size_t i = 0; i < d->nsecs; i++) {
-		size_t n = strlen(d->secs[i].name) + 1;
-
-		if (shlen + n + sizeof(".shstrtab") > sizeof(shstr))
-			goto fail;
-		memcpy(shstr + shlen, d->secs[i].name, n);
-		if (!add_scn(elf, shlen, SHT_PROGBITS, (void *)d->secs[i].buf,
+		if (ms_strtab_add(&shstr, d->secs[i].name, &name))
+			goto oom;
+		if (!add_scn(elf, name, SHT_PROGBITS, (void *)d->secs[i].buf,
 			     d->secs[i].len))
 			goto fail;
-		shlen += n;
 	}
-	memcpy(shstr + shlen, ".shstrtab", sizeof(".shstrtab"));
-	if (!(sh = add_scn(elf, shlen, SHT_STRTAB, shstr,
-			   shlen + sizeof(".shstrtab"))))
+	if (ms_strtab_add(&shstr, ".shstrtab", &name))
+		goto oom;
+	/* libelf reads the table's bytes in elf_update, below */
+	if (!(sh = add_scn(elf, name, SHT_STRTAB, shstr.b.buf, shstr.b.len)))
 		goto fail;
 	eh.e_shstrndx = (GElf_Half)elf_ndxscn(sh);
 	if (!gelf_update_ehdr(elf, &eh) || elf_update(elf, ELF_C_WRITE) < 0)
 		goto fail;
-	elf_end(elf);
-	return 0;
+	goto out;
+oom:
+	r = ms_err_errno(err, ENOMEM, "debug ELF");
+	goto out;
 fail:
 	r = ms_err_set(err, EIO, "debug ELF: libelf: %s", elf_errmsg(-1));
+out:
 	elf_end(elf);
+	ms_strtab_free(&shstr);
 	return r;
 }
 

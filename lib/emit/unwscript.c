@@ -12,7 +12,9 @@
  * a REGS entry, and lets the stack switch to another stack there. But
  * it prints such a frame as "<signal handler called>"; the filter puts
  * the function's name back (entry_SYSCALL_64_after_hwframe,
- * asm_exc_invalid_op, ...), as the kernel's own trace names it.
+ * asm_exc_invalid_op, ...), as the kernel's own trace names it. A last
+ * frame at pc 0 is no frame: the zeroed frame record that ends an arm64
+ * task's stack (see init_unwinder), where gdb stops too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,9 +52,60 @@ static const char frame_filter[] =
 	"    priority = 100\n"
 	"    enabled = True\n"
 	"    def filter(self, frames):\n"
-	"        return map(ModsectEntryFrame, frames)\n"
+	"        return (ModsectEntryFrame(f) for f in frames if not\n"
+	"                (f.inferior_frame().pc() == 0 and\n"
+	"                 f.inferior_frame().older() is None))\n"
 	"gdb.frame_filters[ModsectEntryFilter.name] = ModsectEntryFilter()\n"
 	"end\n";
+
+/*
+ * arm64: a frame whose pc is in the init text the kernel has freed and
+ * unmapped (free_initmem()): start_kernel under the boot CPU's idle
+ * task. gdb's aarch64 "stub" unwinder takes every frame whose pc it
+ * cannot read, before any DWARF, and finds its caller identical to it;
+ * a Python unwinder comes first. It takes the kernel's own rule, the
+ * frame record at x29 (arch/arm64/kernel/stacktrace.c), the return
+ * address with its PAC bits set as the kernel's unwinder does; the
+ * record of the first frame of a task is zero, and gdb ends a walk at
+ * a zero pc.
+ */
+static const char init_unwinder[] =
+	"python\n"
+	"import gdb, struct\n"
+	"from gdb.unwinder import Unwinder, register_unwinder\n"
+	"class ModsectFrameId:\n"
+	"    def __init__(self, sp, pc):\n"
+	"        self.sp, self.pc = sp, pc\n"
+	"class ModsectFreedInit(Unwinder):\n"
+	"    def __init__(self, lo, hi):\n"
+	"        super().__init__('modsect-freed-init')\n"
+	"        self.lo, self.hi = lo, hi\n"
+	"    def __call__(self, pf):\n"
+	"        if pf.architecture().name() != 'aarch64':\n"
+	"            return None\n"
+	"        m = 0xffffffffffffffff\n"
+	"        pcv = pf.read_register('pc')\n"
+	"        pc = int(pcv) & m\n"
+	"        if not self.lo <= pc < self.hi:\n"
+	"            return None\n"
+	"        inf = gdb.selected_inferior()\n"
+	"        try:\n"
+	"            inf.read_memory(pc, 4)\n"
+	"            return None\n"
+	"        except gdb.MemoryError:\n"
+	"            pass\n"
+	"        fp = int(pf.read_register('x29')) & m\n"
+	"        try:\n"
+	"            pfp, lr = struct.unpack('<QQ', bytes(inf.read_memory(fp, 16)))\n"
+	"        except gdb.MemoryError:\n"
+	"            return None\n"
+	"        ret = lr | 0xffff000000000000 if lr else 0\n"
+	"        t = pcv.type\n"
+	"        ui = pf.create_unwind_info(ModsectFrameId(\n"
+	"            gdb.Value(fp + 16).cast(t), pcv))\n"
+	"        for r, v in (('pc', ret), ('x30', ret), ('sp', fp + 16), ('x29', pfp)):\n"
+	"            ui.add_saved_register(r, gdb.Value(v).cast(t))\n"
+	"        return ui\n";
 
 /* path as a Python string literal (cache paths; quotes escaped anyway). */
 static void py_str(FILE *out, const char *s)
@@ -77,9 +130,12 @@ static int module_elf(const struct ms_unwinds *u, size_t i, char **buf,
 	size_t cfi_len = 0;
 	int r = 0;
 
-	if (u->mods[i].orc) {
-		r = ms_orc_to_debug_frame(u->mods[i].orc, 0, NULL, 0, &cfi,
-					  &cfi_len, NULL, err);
+	if (u->mods[i].orc || u->mods[i].a64) {
+		r = u->mods[i].orc ?
+			    ms_orc_to_debug_frame(u->mods[i].orc, 0, NULL, 0,
+						  &cfi, &cfi_len, NULL, err) :
+			    ms_a64_to_debug_frame(u->mods[i].a64, 0, &cfi,
+						  &cfi_len, err);
 		secs[d.nsecs++] = (struct ms_dbgsec){ ".debug_frame", cfi,
 						      cfi_len };
 	}
@@ -132,7 +188,7 @@ static int add_module(const struct ms_ctx *ctx, FILE *out,
 	if (!r) {
 		/* Quietly: the file has no symbols, and gdb would say so. */
 		fprintf(out, "# %s: %s\npython gdb.execute(", u->mods[i].name,
-			what[(u->mods[i].orc ? 1 : 0) +
+			what[(u->mods[i].orc || u->mods[i].a64 ? 1 : 0) +
 			     (u->mods[i].types.info ? 2 : 0)]);
 		py_str(out, "add-symbol-file ");
 		fputs(" + ", out);
@@ -166,6 +222,7 @@ void ms_unwinds_clear(struct ms_unwinds *u)
 {
 	for (size_t i = 0; i < u->n; i++) {
 		ms_orc_free(u->mods[i].orc);
+		ms_a64_free(u->mods[i].a64);
 		ms_dwarf_free(&u->mods[i].types);
 	}
 	free(u->mods);
@@ -174,16 +231,24 @@ void ms_unwinds_clear(struct ms_unwinds *u)
 }
 
 int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out, bool core,
-			  const struct ms_unwinds *u, struct ms_err *err)
+			  const uint64_t *init, const struct ms_unwinds *u,
+			  struct ms_err *err)
 {
 	bool any = core;
 	int r = 0;
 
 	for (size_t i = 0; !r && i < u->n; i++) {
 		r = add_module(ctx, out, u, i, err);
-		any |= u->mods[i].orc != NULL;
+		any |= u->mods[i].orc || u->mods[i].a64;
 	}
 	if (!r && any)
 		fputs(frame_filter, out);
+	if (!r && init) {
+		fputs(init_unwinder, out);
+		fprintf(out,
+			"register_unwinder(None, ModsectFreedInit(0x%llx, 0x%llx), replace=True)\nend\n",
+			(unsigned long long)init[0],
+			(unsigned long long)init[1]);
+	}
 	return r;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Struct layouts of the running kernel from its BTF, never from
- * hard-coded offsets: one binary reads 6.1, 6.4+ (struct module_memory)
- * and 6.14+ (module_sect_attrs without nsections).
+ * Struct layouts of the running kernel from its BTF (or, for a kernel
+ * without BTF, from DWARF: kdwarf.c), never from hard-coded offsets: one
+ * binary reads 6.1, 6.4+ (struct module_memory) and 6.14+
+ * (module_sect_attrs without nsections).
  */
 #include <errno.h>
 #include <string.h>
@@ -18,7 +19,7 @@ int kstruct_find(const struct btf *btf, const char *name,
 	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
 	long long size;
 
-	*s = (struct kstruct){ btf, name, release, -1, 0 };
+	*s = (struct kstruct){ btf, NULL, name, release, -1, 0, 0, -1 };
 	if (id < 0) {
 		if (optional)
 			return 0;
@@ -34,6 +35,14 @@ int kstruct_find(const struct btf *btf, const char *name,
 	s->id = id;
 	s->size = (size_t)size;
 	return 0;
+}
+
+int kstruct_find_in(const struct ktypes *t, const char *name, bool optional,
+		    struct kstruct *s, struct ms_err *err)
+{
+	if (!t->btf)
+		return kdwarf_struct(t->dw, name, t->release, optional, s, err);
+	return kstruct_find(t->btf, name, t->release, optional, s, err);
 }
 
 /*
@@ -84,6 +93,8 @@ int kstruct_field(const struct kstruct *s, const char *path, bool optional,
 	size_t off = 0;
 	long long size;
 
+	if (s->dw)
+		return kdwarf_field(s, path, optional, f, err);
 	*f = (struct kfield){ 0 };
 	if (s->id < 0)
 		goto missing;
@@ -112,14 +123,17 @@ missing:
 			  s->name, path, s->release);
 }
 
-static int enum_value(const struct btf *btf, const char *type,
-		      const char *name, const char *release, int64_t *ret,
-		      struct ms_err *err)
+static int enum_value(const struct ktypes *kt, const char *type,
+		      const char *name, int64_t *ret, struct ms_err *err)
 {
-	int id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
+	const struct btf *btf = kt->btf;
+	const char *release = kt->release;
+	int id = btf ? btf__find_by_name_kind(btf, type, BTF_KIND_ENUM) : -1;
 	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
 	const struct btf_enum *e;
 
+	if (!btf)
+		return kdwarf_enum(kt->dw, type, name, release, ret, err);
 	if (!t)
 		return ms_err_set(err, ENOENT,
 				  "the kernel's BTF has no enum %s (kernel %s)",
@@ -138,14 +152,14 @@ static int enum_value(const struct btf *btf, const char *type,
 			  type, name, release);
 }
 
-static int module_fields(const struct btf *btf, const char *rel,
-			 struct klayout *l, struct ms_err *err)
+static int module_fields(const struct ktypes *t, struct klayout *l,
+			 struct ms_err *err)
 {
 	struct kstruct s, lh;
-	int r = kstruct_find(btf, "module", rel, false, &s, err);
+	int r = kstruct_find_in(t, "module", false, &s, err);
 
 	if (!r)
-		r = kstruct_find(btf, "list_head", rel, false, &lh, err);
+		r = kstruct_find_in(t, "list_head", false, &lh, err);
 	if (r)
 		return r;
 	l->mod_size = s.size;
@@ -161,25 +175,26 @@ static int module_fields(const struct btf *btf, const char *rel,
 		r = kstruct_field(&lh, "next", false, &l->list_next, err);
 	if (r)
 		return r;
-	if (!(r = enum_value(btf, "module_state", "MODULE_STATE_LIVE", rel,
+	if (!(r = enum_value(t, "module_state", "MODULE_STATE_LIVE",
 			     &l->st_live, err)) &&
-	    !(r = enum_value(btf, "module_state", "MODULE_STATE_COMING", rel,
+	    !(r = enum_value(t, "module_state", "MODULE_STATE_COMING",
 			     &l->st_coming, err)) &&
-	    !(r = enum_value(btf, "module_state", "MODULE_STATE_GOING", rel,
+	    !(r = enum_value(t, "module_state", "MODULE_STATE_GOING",
 			     &l->st_going, err)))
-		r = enum_value(btf, "module_state", "MODULE_STATE_UNFORMED",
-			       rel, &l->st_unformed, err);
+		r = enum_value(t, "module_state", "MODULE_STATE_UNFORMED",
+			       &l->st_unformed, err);
 	return r;
 }
 
-static int sect_fields(const struct btf *btf, const char *rel,
-		       struct klayout *l, struct ms_err *err)
+static int sect_fields(const struct ktypes *t, struct klayout *l,
+		       struct ms_err *err)
 {
+	const char *rel = t->release;
 	struct kstruct sas, sa, ba, nas;
-	int r = kstruct_find(btf, "module_sect_attrs", rel, false, &sas, err);
+	int r = kstruct_find_in(t, "module_sect_attrs", false, &sas, err);
 
 	if (!r)
-		r = kstruct_find(btf, "bin_attribute", rel, false, &ba, err);
+		r = kstruct_find_in(t, "bin_attribute", false, &ba, err);
 	/*
 	 * Before 6.14 each section is a struct module_sect_attr (battr,
 	 * address) and module_sect_attrs counts them in nsections; since
@@ -189,9 +204,9 @@ static int sect_fields(const struct btf *btf, const char *rel,
 	 * grp.bin_attrs.
 	 */
 	if (!r)
-		r = kstruct_find(btf, "module_sect_attr", rel, true, &sa, err);
+		r = kstruct_find_in(t, "module_sect_attr", true, &sa, err);
 	if (!r)
-		r = kstruct_find(btf, "module_notes_attrs", rel, true, &nas, err);
+		r = kstruct_find_in(t, "module_notes_attrs", true, &nas, err);
 	if (r)
 		return r;
 	l->sas_size = sas.size;
@@ -233,20 +248,23 @@ static int sect_fields(const struct btf *btf, const char *rel,
 	return 0;
 }
 
-static int sym_fields(const struct btf *btf, const char *rel,
-		      struct klayout *l, struct ms_err *err)
+static int sym_fields(const struct ktypes *t, struct klayout *l,
+		      struct ms_err *err)
 {
 	struct kstruct mk, ks, uts;
-	int r = kstruct_find(btf, "mod_kallsyms", rel, true, &mk, err);
+	int r = kstruct_find_in(t, "mod_kallsyms", true, &mk, err);
 
 	if (!r)
-		r = kstruct_find(btf, "kernel_symbol", rel, true, &ks, err);
+		r = kstruct_find_in(t, "kernel_symbol", true, &ks, err);
+	/* A module's DWARF may lack it: the release is then the banner's. */
 	if (!r)
-		r = kstruct_find(btf, "uts_namespace", rel, false, &uts, err);
+		r = kstruct_find_in(t, "uts_namespace", !t->btf, &uts, err);
 	if (r)
 		return r;
-	if ((r = kstruct_field(&uts, "name.release", false, &l->uts_release, err)) ||
-	    (r = kstruct_field(&uts, "name.machine", false, &l->uts_machine, err)))
+	if ((r = kstruct_field(&uts, "name.release", !t->btf, &l->uts_release,
+			       err)) ||
+	    (r = kstruct_field(&uts, "name.machine", !t->btf, &l->uts_machine,
+			       err)))
 		return r;
 	if (mk.id >= 0) {
 		l->mk_size = mk.size;
@@ -274,18 +292,19 @@ static int sym_fields(const struct btf *btf, const char *rel,
 	return r;
 }
 
-int klayout_from_btf(const struct btf *btf, const char *release,
-		     struct klayout *l, struct ms_err *err)
+int klayout_read(const struct ktypes *t, struct klayout *l,
+		 struct ms_err *err)
 {
+	struct ktypes kt = *t;
 	int r;
 
 	memset(l, 0, sizeof(*l));
-	if (!release)
-		release = "unknown";
-	r = module_fields(btf, release, l, err);
+	if (!kt.release)
+		kt.release = "unknown";
+	r = module_fields(&kt, l, err);
 	if (!r)
-		r = sect_fields(btf, release, l, err);
+		r = sect_fields(&kt, l, err);
 	if (!r)
-		r = sym_fields(btf, release, l, err);
+		r = sym_fields(&kt, l, err);
 	return r;
 }

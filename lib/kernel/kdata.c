@@ -15,7 +15,8 @@
  *    section was added there in 7472d5a642c9, 5.7);
  *  - the module list head by the code of print_modules(), a text symbol
  *    whose list_for_each_entry_rcu(mod, &modules, list) loads &modules
- *    (arm64: ADRP + ADD or LDR); each address it computes is a candidate,
+ *    (arm64: ADRP + ADD or LDR; i386 and ARM: a 32-bit constant); each
+ *    address it computes is a candidate,
  *    kept only if it is a list of struct modules that closes on itself.
  */
 #include <elf.h>
@@ -32,7 +33,7 @@
 #define KDATA_MAX_SCAN (96u << 20)
 #define KDATA_MAX_BTF (64u << 20)
 #define KDATA_MAX_FN 4096u /* bytes of print_modules() decoded */
-#define KDATA_MAX_CAND 64u
+#define KDATA_MAX_CAND 256u
 
 /* A BTF blob at p whose header says len bytes; 0 if none. */
 static size_t btf_header(const unsigned char *p, size_t avail)
@@ -102,22 +103,17 @@ int kdata_notes_build_id(struct kern *k, struct ms_err *err)
 	if (r)
 		return r < 0 ? r : 0;
 	for (size_t i = 0; i + 16 <= sizeof(buf); i += 4) {
-		uint32_t nsz, dsz, type;
+		struct ms_notes it;
+		struct ms_note n;
 
-		memcpy(&nsz, buf + i, 4);
-		memcpy(&dsz, buf + i + 4, 4);
-		memcpy(&type, buf + i + 8, 4);
-		if (k->big_endian) {
-			nsz = __builtin_bswap32(nsz);
-			dsz = __builtin_bswap32(dsz);
-			type = __builtin_bswap32(type);
-		}
-		if (nsz == 4 && type == NT_GNU_BUILD_ID && dsz && dsz <= 64 &&
-		    i + 16 + dsz <= sizeof(buf) && !memcmp(buf + i + 12, "GNU", 4))
+		ms_notes_init(&it, buf + i, sizeof(buf) - i, k->big_endian);
+		if (ms_notes_next(&it, &n) > 0 && ms_note_is_build_id(&n))
 			best = i;
 	}
-	if (best != SIZE_MAX)
-		k->build_id = ms_notes_build_id(buf + best, sizeof(buf) - best);
+	if (best != SIZE_MAX &&
+	    ms_notes_build_id(buf + best, sizeof(buf) - best, k->big_endian,
+			      &k->build_id))
+		return ms_err_errno(err, ENOMEM, "kernel notes");
 	return 0;
 }
 
@@ -150,7 +146,7 @@ int kdata_find_btf(struct kern *k, uint64_t from, struct ms_err *err)
 		return r; /* out of memory, or I/O */
 	if (r)
 		return ms_err_set(err, ENOTSUP,
-				  "%s: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF) in the %u MiB after its kallsyms tables, and its kallsyms has no __start_BTF; modsect needs BTF for struct module",
+				  "%s: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF) in the %u MiB after its kallsyms tables, and its kallsyms has no __start_BTF",
 				  k->origin, KDATA_MAX_SCAN >> 20);
 	return 0;
 }
@@ -244,6 +240,75 @@ static size_t arm64_addrs(const unsigned char *code, size_t len, uint64_t pc,
 	return n;
 }
 
+/*
+ * The value an ARM (A32) instruction gives a register from registers of
+ * known value (MOVW/MOVT halves, ADD immediate) or the address a load or
+ * store (immediate offset) uses; GCC reaches a variable through a section
+ * anchor (MOVW, MOVT, then LDR r, [anchor, #off]!). 1 with *addr, else 0.
+ */
+static int arm_insn(uint32_t a, uint32_t *val, uint32_t *known, uint32_t *addr)
+{
+	unsigned int rd = (a >> 12) & 15, rn = (a >> 16) & 15;
+	uint32_t imm16 = ((a >> 4) & 0xf000) | (a & 0xfff);
+	uint32_t rot = ((a >> 8) & 15) * 2, imm8 = a & 0xff;
+
+	if ((a & 0x0ff00000u) == 0x03000000u) { /* MOVW */
+		val[rd] = imm16;
+		*known |= 1u << rd;
+		return 0;
+	}
+	if ((a & 0x0ff00000u) == 0x03400000u) { /* MOVT */
+		*addr = val[rd] = imm16 << 16 | (val[rd] & 0xffff);
+		return 1;
+	}
+	if (!(*known & 1u << rn))
+		return 0;
+	if ((a & 0x0fe00000u) == 0x02800000u) { /* ADD immediate */
+		uint32_t imm = rot ? imm8 >> rot | imm8 << (32 - rot) : imm8;
+
+		*addr = val[rd] = val[rn] + imm;
+		*known |= 1u << rd;
+		return 1;
+	}
+	if ((a & 0x0e000000u) == 0x04000000u) { /* LDR/STR immediate */
+		uint32_t off = a & 0xfff, at = val[rn];
+
+		at = a & (1u << 23) ? at + off : at - off;
+		*addr = a & (1u << 24) ? at : val[rn];
+		if ((a & (1u << 24)) && (a & (1u << 21)))
+			val[rn] = at; /* pre-indexed with writeback */
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * 32-bit kernels address their data with absolute constants: i386 code
+ * as an instruction's immediate or displacement (any byte offset), ARM
+ * code as a word of the literal pool after the function or built by
+ * MOVW/MOVT (arm_insn). Each 4-byte-aligned value in the kernel's part
+ * of the address space (from PAGE_OFFSET, 0xc0000000 with VMSPLIT_3G,
+ * Debian's) is a candidate for &modules.
+ */
+static size_t const32_addrs(const struct kern *k, const unsigned char *code,
+			    size_t len, uint64_t *out, size_t max)
+{
+	bool arm = k->elf_machine == EM_ARM;
+	uint32_t val[16] = { 0 }, known = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i + 4 <= len && n < max; i += arm ? 4 : 1) {
+		uint32_t v = (uint32_t)kget(k, code + i, 0, 4), a;
+
+		if (arm && arm_insn(v, val, &known, &a) && a >= 0xc0000000u &&
+		    !(a % 4) && n < max)
+			out[n++] = a;
+		if (v >= 0xc0000000u && !(v % 4) && n < max)
+			out[n++] = v;
+	}
+	return n;
+}
+
 /* Is the list node at node a struct module's, named? 1, 0, or I/O. */
 static int module_node(const struct kern *k, const struct klayout *l,
 		       uint64_t node, unsigned char *lst, struct ms_err *err)
@@ -313,9 +378,9 @@ int kdata_modules(const struct kern *k, const struct klayout *l,
 	for (size_t i = 0; k->ksyms && i < k->ksyms->nsyms; i++)
 		if (!strcmp(k->ksyms->syms[i].name, "print_modules"))
 			fn = &k->ksyms->syms[i];
-	if (!fn || k->elf_machine != EM_AARCH64)
+	if (!fn || (k->elf_machine != EM_AARCH64 && k->ptr_size != 4))
 		return ms_err_set(err, ENOENT,
-				  "%s: the kernel's kallsyms has no symbol modules (no CONFIG_KALLSYMS_ALL), and modsect finds the module list without it only on arm64; give --kernel-image with a vmlinux that has symbols",
+				  "%s: the kernel's kallsyms has no symbol modules (no CONFIG_KALLSYMS_ALL), and modsect finds the module list without it only on arm64, i386 and 32-bit ARM; give --kernel-image with a vmlinux that has symbols",
 				  k->origin);
 	for (size_t i = 0; i < k->ksyms->nsyms; i++)
 		if (k->ksyms->syms[i].addr > fn->addr &&
@@ -332,12 +397,16 @@ int kdata_modules(const struct kern *k, const struct klayout *l,
 		free(code);
 		return r;
 	}
-	n = arm64_addrs(code, len, kern_moved(k, fn->addr), cand,
-			KDATA_MAX_CAND);
+	n = k->ptr_size == 4 ?
+		    const32_addrs(k, code, len, cand, KDATA_MAX_CAND) :
+		    arm64_addrs(code, len, kern_moved(k, fn->addr), cand,
+				KDATA_MAX_CAND);
 	free(code);
 	for (size_t i = 0; i < n; i++) {
 		long m = 0;
-		int w = cand[i] % 8 ? 0 : walk_ok(k, l, cand[i], &m, err);
+		int w = cand[i] % (uint64_t)k->ptr_size ?
+				0 :
+				walk_ok(k, l, cand[i], &m, err);
 
 		if (w < 0)
 			return w;

@@ -110,6 +110,13 @@ int ms_kimage_section(const struct ms_kimage *k, const char *name,
 int ms_kimage_orc(const struct ms_kimage *k, const char *release,
 		  int64_t offset, struct ms_orc **ret, struct ms_err *err);
 /*
+ * An arm64 image's frame rules, made from its code (ka64.c), moved by
+ * offset; btf (may be NULL) the kernel's, for struct pt_regs.
+ */
+struct btf;
+int ms_kimage_a64(struct ms_kimage *k, const struct btf *btf, int64_t offset,
+		  struct ms_a64 **ret, struct ms_err *err);
+/*
  * Gives map what flags ask for (MS_READ_ORC, MS_READ_BTF) and it lacks
  * from the kernel image at path (kfacts.c; checked against the map's
  * build-id, unless force; the KASLR offset from kallsyms), or says in
@@ -120,6 +127,17 @@ int ms_map_add_image(const struct ms_ctx *ctx, struct ms_map *map,
 		     struct ms_err *err);
 
 /* ---- the map from memory (kmem.c) ---- */
+
+/*
+ * Where a kernel without BTF has its struct layouts: the path (the
+ * caller's to free) of an ELF file with DWARF of struct module built for
+ * kernel release (a module with debug info, or its debug vmlinux, whose
+ * build-id is build_id if not NULL); -ENOENT with a message saying what
+ * was looked at. The choice is made above (module/ has the finder).
+ */
+typedef int (*ms_layout_find_fn)(void *arg, const char *release,
+				 int elf_machine, const char *build_id,
+				 char **path_ret, struct ms_err *err);
 
 struct ms_mem_src {
 	const struct ms_ctx *ctx; /* its cache keeps decompressed images */
@@ -132,6 +150,12 @@ struct ms_mem_src {
 	 * do_init_module knows the address, not the name).
 	 */
 	uint64_t module_at;
+	/* A kernel without BTF: its layouts from the file this finds. */
+	ms_layout_find_fn find_layout;
+	void *find_arg;
+	/* Told which file the layouts came from, if not BTF (or NULL). */
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
 };
 
 /*

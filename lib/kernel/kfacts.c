@@ -6,6 +6,9 @@
  * map's own source has none. The image must be the running kernel's
  * build (its build-id), unless forced.
  */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -66,6 +69,24 @@ static int image_btf(struct ms_map *map, struct ms_kimage *img,
 	return ms_map_set_btf(map, btf, len, why);
 }
 
+/* x86-64's ORC tables, or the rules made from arm64's code. */
+static int image_unwind(struct ms_kimage *img, struct ms_map *map,
+			int64_t off, struct ms_err *why)
+{
+	struct btf *btf = NULL;
+	int r;
+
+	if (ms_kimage_elf_machine(img) != EM_AARCH64)
+		return ms_kimage_orc(img, map->release, off, &map->core_orc,
+				     why);
+	if (map->core_btf && map->core_btf_len <= UINT32_MAX)
+		btf = btf__new(map->core_btf, (uint32_t)map->core_btf_len);
+	r = ms_kimage_a64(img, btf && !libbpf_get_error(btf) ? btf : NULL, off,
+			  &map->core_a64, why);
+	btf__free(btf);
+	return r;
+}
+
 /* Keeps why's message in *why_ret; fails only for want of memory. */
 static int say_why(int r, const struct ms_err *why, char **why_ret,
 		   struct ms_err *err)
@@ -100,7 +121,7 @@ int ms_map_add_image(const struct ms_ctx *ctx, struct ms_map *map,
 	if (orc && !r)
 		r = image_offset(img, map, &off, &why);
 	if (orc && !r)
-		r = ms_kimage_orc(img, map->release, off, &map->core_orc, &why);
+		r = image_unwind(img, map, off, &why);
 	ms_kimage_free(img);
 	return orc ? say_why(r, &why, &map->why_no_orc, err) : 0;
 }

@@ -50,6 +50,12 @@ static const struct karch karchs[] = {
 	 * TEXT_OFFSET 0x8000 (arch/arm/Makefile); no KASLR.
 	 */
 	{ EM_ARM, true, 0xc0000000ull, 0xf0000000ull, 2u << 20 },
+	/*
+	 * s390x (6.1): the kernel runs at its physical address, identity
+	 * mapped from 0 (arch/s390/boot: KASLR picks where in memory), so
+	 * like i386 it is found a little below a stopped CPU's pc.
+	 */
+	{ EM_S390, true, 0, 0x80000000ull, 1u << 20 },
 };
 
 /* Probing every slot of the window one read each: x86's 512 or 448. */
@@ -259,10 +265,14 @@ int kfind_from_image(struct kern *k, const char *path, bool force,
 	if (r)
 		return r;
 	btf = ms_kimage_btf(k->img, &len);
+	/* No BTF: the walk's layouts come from DWARF (kdwarf.c). */
+	if (!btf &&
+	    asprintf(&k->why_no_btf,
+		     "the kernel image %s has no BTF (CONFIG_DEBUG_INFO_BTF)",
+		     path) < 0)
+		return ms_err_errno(err, ENOMEM, "BTF");
 	if (!btf)
-		return ms_err_set(err, ENOTSUP,
-				  "the kernel image %s has no BTF (CONFIG_DEBUG_INFO_BTF); modsect needs it for struct module",
-				  path);
+		return 0;
 	k->btf = btf__new(btf, (uint32_t)len);
 	if (!k->btf)
 		return ms_err_set(err, EINVAL,
@@ -461,7 +471,7 @@ static int memory_btf(struct kern *k, uint64_t after, struct ms_err *err)
 		return kdata_find_btf(k, after, err);
 	if (!r && !len)
 		r = ms_err_set(err, ENOTSUP,
-			       "%s: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF); modsect needs it for struct module",
+			       "%s: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF)",
 			       k->origin);
 	if (!r && !(k->btf_data = malloc(len + 1)))
 		r = ms_err_errno(err, ENOMEM, "BTF");
@@ -497,8 +507,8 @@ static int memory_notes(struct kern *k, struct ms_err *err)
 	if (!notes)
 		return ms_err_errno(err, ENOMEM, "kernel notes");
 	r = kern_probe(k, at, notes, len, "kernel notes", err);
-	if (!r)
-		k->build_id = ms_notes_build_id(notes, len);
+	if (!r && ms_notes_build_id(notes, len, k->big_endian, &k->build_id))
+		r = ms_err_errno(err, ENOMEM, "kernel notes");
 	free(notes);
 	return r < 0 ? r : 0;
 }
@@ -512,6 +522,7 @@ int kfind_from_memory(struct kern *k, struct ms_err *err)
 
 	k->elf_machine = k->mem->elf_machine;
 	k->ptr_size = k->mem->elf_class == ELFCLASS32 ? 4 : 8;
+	k->big_endian = k->mem->big_endian;
 	a = karch(k->elf_machine);
 	if (!a)
 		return ms_err_set(err, ENOTSUP,
@@ -533,6 +544,11 @@ int kfind_from_memory(struct kern *k, struct ms_err *err)
 	k->link_end = 0;
 	k->offset = 0;
 	r = memory_btf(k, at, err);
+	/* No BTF: the walk's layouts come from DWARF (kdwarf.c). */
+	if (r == -ENOTSUP)
+		r = (k->why_no_btf = strdup(err->msg)) ?
+			    0 :
+			    ms_err_errno(err, ENOMEM, "BTF");
 	if (!r)
 		r = memory_notes(k, err);
 	/* No __start_notes in a kallsyms of text only (kdata.c). */

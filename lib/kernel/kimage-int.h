@@ -29,7 +29,7 @@ struct ms_kimage {
 	Elf *elf; /* NULL for a raw Image */
 	int machine, elfclass;
 	bool big_endian;
-	char build_id[2 * 64 + 1]; /* "" if none */
+	char build_id[2 * MS_BUILD_ID_MAX + 1]; /* "" if none */
 	uint64_t build_id_addr;
 	const char *banner; /* into data, NUL-terminated */
 	uint64_t banner_addr;

@@ -21,40 +21,19 @@ int kimage_add_seg(struct ms_kimage *k, uint64_t addr, uint64_t size,
 	return 0;
 }
 
-static uint32_t get32(const struct ms_kimage *k, const uint8_t *p)
-{
-	return k->big_endian ?
-		       (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3] :
-		       (uint32_t)p[3] << 24 | p[2] << 16 | p[1] << 8 | p[0];
-}
-
 bool kimage_note_build_id(struct ms_kimage *k, const uint8_t *p, size_t len,
 			  uint64_t addr)
 {
-	size_t off = 0;
+	struct ms_notes it;
+	struct ms_note n;
 
-	/* ELF notes: namesz, descsz, type, name and desc padded to 4 */
-	while (len - off >= 12) {
-		uint32_t nsz = get32(k, p + off), dsz = get32(k, p + off + 4);
-		uint32_t type = get32(k, p + off + 8);
-		size_t name = off + 12, nlen = (nsz + 3ul) & ~3ul, desc;
-
-		if (nlen > len - name)
-			return false;
-		desc = name + nlen;
-		if (dsz > len - desc)
-			return false;
-		if (type == 3 /* NT_GNU_BUILD_ID */ && nsz == 4 &&
-		    !memcmp(p + name, "GNU", 4) && dsz > 0 && dsz <= 64) {
-			ms_hex_encode(p + desc, dsz, k->build_id);
-			k->build_id_addr = addr + desc;
+	ms_notes_init(&it, p, len, k->big_endian);
+	while (ms_notes_next(&it, &n) > 0)
+		if (ms_note_is_build_id(&n)) {
+			ms_hex_encode(n.desc, n.descsz, k->build_id);
+			k->build_id_addr = addr + n.desc_off;
 			return true;
 		}
-		off = desc + dsz;
-		off += (4 - off % 4) % 4;
-		if (off > len)
-			return false;
-	}
 	return false;
 }
 

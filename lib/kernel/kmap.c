@@ -22,8 +22,12 @@ static int read_uts(struct kern *k, const struct klayout *l, struct ms_err *err)
 	char **dst[] = { &k->release, &k->machine };
 	const struct kfield *f[] = { &l->uts_release, &l->uts_machine };
 
-	/* No data symbols (kdata.c): the banner's release, the ELF machine. */
-	if (r == -ENOENT && k->banner_release) {
+	/*
+	 * No data symbols (kdata.c), or no uts_namespace in a module's
+	 * DWARF: the banner's release, the ELF machine.
+	 */
+	if ((r == -ENOENT || (!r && !l->uts_release.found)) &&
+	    k->banner_release) {
 		const char *m = ms_machine_name(k->elf_machine,
 						k->ptr_size == 4 ? ELFCLASS32 :
 								   ELFCLASS64);
@@ -66,6 +70,9 @@ static void kern_clear(struct kern *k)
 	free(k->machine);
 	free(k->banner_release);
 	free(k->build_id);
+	free(k->why_no_btf);
+	kdwarf_free(k->dw);
+	free(k->own_origin);
 }
 
 static int add_core(struct ms_map *map, const struct kern *k,
@@ -87,7 +94,9 @@ static int add_orc(struct ms_map *map, const struct kern *k,
 		   struct ms_err *err)
 {
 	struct ms_err why = { 0 };
-	int r = kern_read_orc(k, &map->core_orc, &why);
+	int r = k->elf_machine == EM_AARCH64 ?
+			kern_read_a64(k, &map->core_a64, &why) :
+			kern_read_orc(k, &map->core_orc, &why);
 
 	if (!r)
 		return 0;
@@ -105,8 +114,14 @@ static int add_btf(struct ms_map *map, const struct kern *k,
 		   struct ms_err *err)
 {
 	uint32_t len = 0;
-	const void *raw = btf__raw_data(k->btf, &len);
+	const void *raw = k->btf ? btf__raw_data(k->btf, &len) : NULL;
 
+	if (!k->btf)
+		return (map->why_no_btf = strdup(
+				k->why_no_btf ? k->why_no_btf :
+						"the kernel has no BTF")) ?
+			       0 :
+			       ms_err_errno(err, ENOMEM, "BTF");
 	if (!raw || !len)
 		return ms_err_set(err, EINVAL, "%s: the kernel's BTF",
 				  k->origin);
@@ -131,10 +146,13 @@ int kern_fill_map(struct kern *k, const char *only_module, unsigned int flags,
 		  struct ms_map *map, struct ms_err *err)
 {
 	struct klayout l;
-	int r;
+	int r = k->btf ? 0 : kdwarf_for_kernel(k, err);
 
 	/* The release is only for messages until init_uts_ns is read. */
-	r = klayout_from_btf(k->btf, NULL, &l, err);
+	if (!r)
+		r = klayout_read(&(struct ktypes){ k->btf, k->dw,
+						   k->banner_release },
+				 &l, err);
 	if (!r)
 		r = read_uts(k, &l, err);
 	if (!r)
@@ -163,7 +181,11 @@ int ms_map_read_memory(const struct ms_mem_src *src, const char *only_module,
 	struct kern k = { .ctx = src->ctx,
 			  .mem = src->mem,
 			  .origin = src->mem->origin,
-			  .only_at = src->module_at };
+			  .only_at = src->module_at,
+			  .find_layout = src->find_layout,
+			  .find_arg = src->find_arg,
+			  .note = src->note,
+			  .note_arg = src->note_arg };
 	struct ms_map *map = calloc(1, sizeof(*map));
 	int r;
 
@@ -207,7 +229,8 @@ int ms_kernel_open(const struct ms_mem_src *src, struct ms_kernel **ret,
 			       "%s: the kernel has no BTF, which reading its tasks needs",
 			       k->origin);
 	if (!r)
-		r = klayout_from_btf(k->btf, NULL, &l, err);
+		r = klayout_read(&(struct ktypes){ k->btf, NULL, NULL }, &l,
+				 err);
 	if (!r)
 		r = read_uts(k, &l, err);
 	if (r) {

@@ -2,7 +2,10 @@
 /*
  * Internal to the map from memory. Bottom up, each file calling only
  * those before it: struct kern and reading memory (kern.c), struct
- * layouts from BTF (kbtf.c), what kallsyms does not say (kdata.c), a
+ * layouts from DWARF where the kernel has no BTF (kdwtype.c) and the
+ * file they come from (kdwarf.c), struct
+ * layouts from BTF or that DWARF (kbtf.c), what kallsyms does not say
+ * (kdata.c), a
  * module's symbols (kmsyms.c), the module walk (kmem.c), finding the
  * running kernel (kfind.c), the map (kmap.c).
  */
@@ -12,6 +15,7 @@
 #include "kernel.h"
 
 struct btf;
+struct kdwarf;
 
 /* Bounds on what hostile memory can make us do. */
 #define KMEM_MAX_MODULES 10000
@@ -27,6 +31,7 @@ struct kern {
 	const struct ms_ctx *ctx; /* for the cache of decompressed images */
 	struct ms_mem *mem;
 	const char *origin;
+	char *own_origin; /* origin with where the layouts came from */
 	struct ms_kimage *img; /* NULL: everything from memory */
 	struct ms_ksymtab *own_ksyms; /* from memory, if no image */
 	const struct ms_ksymtab *ksyms; /* the image's or own_ksyms */
@@ -43,6 +48,18 @@ struct kern {
 	char *machine;
 	char *build_id; /* the running kernel's, hex */
 	uint64_t only_at; /* read only the struct module there (0: all) */
+	/*
+	 * No BTF: why not, and the DWARF the layouts come from instead
+	 * (kdwarf.c): layout_path if set (tests), else the kernel image if
+	 * it has DWARF, else the file find_layout gives.
+	 */
+	char *why_no_btf;
+	struct kdwarf *dw;
+	const char *layout_path;
+	ms_layout_find_fn find_layout;
+	void *find_arg;
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
 };
 
 /* ---- kern.c ---- */
@@ -100,20 +117,32 @@ struct klayout {
 	struct kfield uts_release, uts_machine;
 };
 
-/* A struct of the kernel's BTF, for kstruct_field. */
+/* Where layouts come from: the kernel's BTF, else a file's DWARF. */
+struct ktypes {
+	const struct btf *btf;
+	struct kdwarf *dw;
+	const char *release; /* for messages */
+};
+
+/* A struct of the kernel's BTF or of the DWARF, for kstruct_field. */
 struct kstruct {
 	const struct btf *btf;
+	struct kdwarf *dw; /* set: DWARF (kdwarf.c) */
 	const char *name, *release;
-	int id; /* -1: not found (optional) */
+	int id; /* -1: not found (optional); BTF: its id */
 	size_t size;
+	uint64_t die; /* DWARF: the DIE's offset in .debug_info */
+	int comp; /* DWARF: a struct of kernel/module/sysfs.c (kdwarf.c), or -1 */
 };
 
 /*
  * struct name from BTF into s; missing is an error naming it unless
- * optional (then s->id is -1).
+ * optional (then s->id is -1). kstruct_find_in: from t's BTF or DWARF.
  */
 int kstruct_find(const struct btf *btf, const char *name, const char *release,
 		 bool optional, struct kstruct *s, struct ms_err *err);
+int kstruct_find_in(const struct ktypes *t, const char *name, bool optional,
+		    struct kstruct *s, struct ms_err *err);
 /*
  * Member path ("thread.sp", looking into anonymous members) of s into f:
  * its offset and size, found false if missing and optional.
@@ -121,8 +150,40 @@ int kstruct_find(const struct btf *btf, const char *name, const char *release,
 int kstruct_field(const struct kstruct *s, const char *path, bool optional,
 		  struct kfield *f, struct ms_err *err);
 
-int klayout_from_btf(const struct btf *btf, const char *release,
-		     struct klayout *l, struct ms_err *err);
+/* The walk's layouts from t (BTF, else DWARF). */
+int klayout_read(const struct ktypes *t, struct klayout *l,
+		 struct ms_err *err);
+
+/* ---- kdwtype.c, kdwarf.c: layouts from a module's or vmlinux's DWARF ---- */
+
+struct Dwfl;
+struct Dwarf;
+/* An ELF file's DWARF, opened and checked for a kernel (kdwarf.c). */
+struct kdwarf {
+	char *path;
+	struct Dwfl *dwfl;
+	struct Dwarf *dw;
+	int machine, ptr_size, max_align;
+	char *vermagic; /* the release .modinfo's vermagic names, or NULL */
+	char *build_id;
+	bool v614; /* the release has d8959b947a8d's sysfs structs */
+};
+
+/*
+ * k->dw for a kernel without BTF, checked: the file's machine and class
+ * are the kernel's, a module's vermagic names k's release, a vmlinux's
+ * build-id is the kernel's. Errors say what to give.
+ */
+int kdwarf_for_kernel(struct kern *k, struct ms_err *err);
+void kdwarf_free(struct kdwarf *d);
+const char *kdwarf_path(const struct kdwarf *d);
+/* kdwtype.c: as kstruct_find, kstruct_field and enum values do on BTF. */
+int kdwarf_struct(struct kdwarf *d, const char *name, const char *release,
+		  bool optional, struct kstruct *s, struct ms_err *err);
+int kdwarf_field(const struct kstruct *s, const char *path, bool optional,
+		 struct kfield *f, struct ms_err *err);
+int kdwarf_enum(struct kdwarf *d, const char *type, const char *name,
+		const char *release, int64_t *ret, struct ms_err *err);
 
 /* An unsigned integer of size bytes at buf + off in the target's order. */
 uint64_t kget(const struct kern *k, const void *buf, size_t off, size_t size);
@@ -156,6 +217,12 @@ struct ms_kernel {
 
 /* The core kernel's ORC tables: from k's image, else from memory. */
 int kern_read_orc(const struct kern *k, struct ms_orc **ret,
+		  struct ms_err *err);
+
+/* ---- ka64.c ---- */
+
+/* The core arm64 kernel's frame rules: from k's image, else memory. */
+int kern_read_a64(const struct kern *k, struct ms_a64 **ret,
 		  struct ms_err *err);
 
 /* ---- kfind.c: k's symbols, KASLR offset, BTF, build-id ---- */

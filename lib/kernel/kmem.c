@@ -136,9 +136,14 @@ static int read_build_id(const struct kern *k, const struct klayout *l,
 			r = kern_read_array(k, kget_field(k, a, &l->ba_private),
 					    (size_t)len, 1, 4096,
 					    "build-id note", &note, err);
+			/* in the target's byte order, not this machine's */
 			if (!r) {
-				m->build_id =
-					ms_notes_build_id(note, (size_t)len);
+				if (ms_notes_build_id(note, (size_t)len,
+						      k->big_endian,
+						      &m->build_id))
+					r = ms_err_errno(err, ENOMEM,
+							 "build-id of %s",
+							 m->name);
 				free(note);
 			}
 		}

@@ -294,7 +294,9 @@ int recheck(const char *root, int sysmod, struct ms_map *map,
 				r = -ESRCH;
 			} else if (r == 1) {
 				changed = true;
-				r = read_module(sysmod, m->name, &fresh, err);
+				r = read_module(sysmod, m->name,
+						sysfs_big_endian(map), &fresh,
+						err);
 				if (!r) {
 					ms_module_clear(m);
 					*m = fresh;

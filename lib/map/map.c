@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The section map: which module's sections sit at which address. */
-#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +127,7 @@ void ms_map_free(struct ms_map *map)
 	free(map->core);
 	free(map->kernel_build_id);
 	ms_orc_free(map->core_orc);
+	ms_a64_free(map->core_a64);
 	free(map->why_no_orc);
 	free(map->core_btf);
 	free(map->why_no_btf);
@@ -285,36 +285,6 @@ int ms_map_check_visible(const struct ms_map *map, struct ms_err *err)
 				map->origin, m->name);
 	}
 	return 0;
-}
-
-/*
- * Elf64_Nhdr and Elf32_Nhdr are the same. libelf's gelf_getnote() needs
- * an Elf_Scn, which a sysfs file or target memory is not, so we walk
- * the headers here.
- */
-char *ms_notes_build_id(const void *notes, size_t n)
-{
-	const unsigned char *buf = notes;
-	size_t off = 0;
-
-	while (off + sizeof(Elf64_Nhdr) <= n) {
-		Elf64_Nhdr h;
-		size_t name_off, desc_off, next;
-
-		memcpy(&h, buf + off, sizeof(h));
-		name_off = off + sizeof(h);
-		desc_off = name_off + ((h.n_namesz + 3u) & ~3u);
-		next = desc_off + ((h.n_descsz + 3u) & ~3u);
-		if (h.n_namesz > 64 || h.n_descsz > 256 ||
-		    desc_off + h.n_descsz > n)
-			break;
-		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 &&
-		    memcmp(buf + name_off, "GNU", 4) == 0 && h.n_descsz > 0) {
-			return ms_hex_dup(buf + desc_off, h.n_descsz);
-		}
-		off = next;
-	}
-	return NULL;
 }
 
 int ms_module_add_section(struct ms_module *m, const char *name,

@@ -52,6 +52,8 @@ struct ms_map {
 	 * format modsect does not know).
 	 */
 	struct ms_orc *core_orc;
+	/* arm64: the rules made from the core kernel's code, instead */
+	struct ms_a64 *core_a64;
 	char *why_no_orc;
 	/*
 	 * The core kernel's BTF, raw (MS_READ_BTF): from the live
@@ -101,8 +103,6 @@ int ms_map_set_btf(struct ms_map *map, const void *btf, size_t len,
 		   struct ms_err *err);
 /* Module names compare with '-' and '_' as the same character. */
 bool ms_modname_eq(const char *a, const char *b);
-/* The first GNU build-id in a buffer of ELF notes, as hex; NULL if none. */
-char *ms_notes_build_id(const void *notes, size_t n);
 /* Checks a map's addresses are not hidden (all zero). */
 int ms_map_check_visible(const struct ms_map *map, struct ms_err *err);
 /* Sorts modules by name and sections by address; finds duplicates. */

@@ -19,8 +19,14 @@
  * no sections/ (built in, or not loaded), -ESRCH if it was unloaded while
  * we read it; those say nothing in err, any other failure does.
  */
-int read_module(int sysmod, const char *name, struct ms_module *m,
-		struct ms_err *err);
+int read_module(int sysmod, const char *name, bool big_endian,
+		struct ms_module *m, struct ms_err *err);
+/*
+ * The byte order of the notes under /sys: the machine's in /proc (read
+ * first: a tree of another machine's, --root, has that machine's), else
+ * this machine's, which the running kernel's always is.
+ */
+bool sysfs_big_endian(const struct ms_map *map);
 /* The inode of NAME/sections under sysmod (one load of it); -errno. */
 int sections_ino(int sysmod, const char *name, uint64_t *ino);
 /* The kernel's release, machine and build-id (/proc, /sys/kernel/notes). */

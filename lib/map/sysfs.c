@@ -25,7 +25,8 @@ static int add_module(struct ms_map *map, int sysmod, const char *name,
 	if (ms_reserve(&map->modules, cap, map->nmodules,
 		       sizeof(*map->modules), 64))
 		return ms_err_errno(err, ENOMEM, "reading modules");
-	r = read_module(sysmod, name, &map->modules[map->nmodules], err);
+	r = read_module(sysmod, name, sysfs_big_endian(map),
+			&map->modules[map->nmodules], err);
 	if (r == 0)
 		map->nmodules++;
 	return r;

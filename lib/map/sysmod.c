@@ -176,21 +176,35 @@ static char *read_text(int modfd, const char *name)
 	return strdup(strip(buf));
 }
 
-/* notes/.note.gnu.build-id and /sys/kernel/notes hold raw ELF notes. */
-static char *read_build_id_file(int dirfd, const char *name)
+bool sysfs_big_endian(const struct ms_map *map)
 {
-	char buf[4096];
+	const struct ms_arch *a =
+		map->machine ? ms_arch_of_machine(map->machine) : NULL;
+
+	return a ? a->data == ELFDATA2MSB : MS_HOST_BIG_ENDIAN;
+}
+
+/*
+ * notes/.note.gnu.build-id and /sys/kernel/notes hold raw ELF notes, in
+ * the kernel's byte order. NULL if none (or no memory: then the module
+ * is checked by srcversion, as without one).
+ */
+static char *read_build_id_file(int dirfd, const char *name, bool big_endian)
+{
+	char buf[4096], *bid = NULL;
 	int n = read_small(dirfd, name, buf, sizeof(buf));
 
-	return n > 0 ? ms_notes_build_id(buf, (size_t)n) : NULL;
+	if (n > 0)
+		ms_notes_build_id(buf, (size_t)n, big_endian, &bid);
+	return bid;
 }
 
 /*
  * Reads one module until two passes agree: -ENOENT if it has no sections/
  * (built in, or not loaded), -ESRCH if it was unloaded while we read it.
  */
-int read_module(int sysmod, const char *name, struct ms_module *m,
-		       struct ms_err *err)
+int read_module(int sysmod, const char *name, bool big_endian,
+		struct ms_module *m, struct ms_err *err)
 {
 	int modfd, secfd, r = -EAGAIN;
 	struct stat st;
@@ -217,8 +231,8 @@ int read_module(int sysmod, const char *name, struct ms_module *m,
 		struct ms_section *a = NULL, *b = NULL;
 		size_t na = 0, nb = 0;
 		char *st1 = read_text(modfd, "initstate");
-		char *bid =
-			read_build_id_file(modfd, "notes/.note.gnu.build-id");
+		char *bid = read_build_id_file(
+			modfd, "notes/.note.gnu.build-id", big_endian);
 		char *src = read_text(modfd, "srcversion");
 		char *st2;
 
@@ -301,18 +315,14 @@ int add_vanished(struct ms_map *map, const char *name)
 	return 0;
 }
 
-/* Release and machine from /proc, the kernel's build-id from /sys/kernel/notes. */
+/*
+ * Release and machine from /proc, then the kernel's build-id from
+ * /sys/kernel/notes, in that machine's byte order.
+ */
 void read_kernel(const char *root, struct ms_map *map)
 {
 	char path[4096], buf[256];
 	int dfd;
-
-	snprintf(path, sizeof(path), "%s/sys/kernel", root);
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		map->kernel_build_id = read_build_id_file(dfd, "notes");
-		close(dfd);
-	}
 
 	snprintf(path, sizeof(path), "%s/proc/sys/kernel", root);
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -332,5 +342,12 @@ void read_kernel(const char *root, struct ms_map *map)
 			if (!map->machine)
 				map->machine = strdup(u.machine);
 		}
+	}
+	snprintf(path, sizeof(path), "%s/sys/kernel", root);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		map->kernel_build_id =
+			read_build_id_file(dfd, "notes", sysfs_big_endian(map));
+		close(dfd);
 	}
 }

@@ -15,7 +15,14 @@
  *    14 does not apply i386 REL relocations (R_386_32) to the DWARF of a
  *    relocatable file, so every function would be named by another's
  *    range (seen with Debian's 686-pae kernel). Renaming .debug_* to
- *    .Debug_* keeps every other byte; gdb gets the DWARF as it is.
+ *    .Debug_* keeps every other byte; gdb gets the DWARF as it is;
+ *  - for gdb, an arm64 module with its own CFI (.debug_frame of a module
+ *    built with -g) with that CFI hidden: gcc's says where a signed
+ *    return address is (DW_CFA_AARCH64_negate_ra_state), and gdb 13 on
+ *    QEMU's gdbstub, which gives it no pauth registers, takes the signed
+ *    value for the caller's pc (unwind/a64cfi.c). The rules modsect makes
+ *    from the module's code (ma64.c) are read instead: gdb takes the
+ *    first FDE it finds, in the first file loaded.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +39,18 @@ static bool any_addr(const struct ms_modfile *f)
 		if (scn && gelf_getshdr(scn, &sh) && sh.sh_addr)
 			return true;
 	}
+	return false;
+}
+
+/* An arm64 module's own CFI, which gdb would read before modsect's. */
+static bool gdb_misreads(const struct ms_modfile *f, const GElf_Ehdr *eh)
+{
+	if (eh->e_machine != EM_AARCH64)
+		return false;
+	for (size_t i = 0; i < f->nsecs; i++)
+		if (!strcmp(f->secs[i].name, ".debug_frame") ||
+		    !strcmp(f->secs[i].name, ".eh_frame"))
+			return true;
 	return false;
 }
 
@@ -75,9 +94,11 @@ static int zeroed(const struct ms_modfile *f, const GElf_Ehdr *eh,
 
 /*
  * buf (a copy of the image) with the section names .debug_* and
- * .rel.debug_* as .Debug_*: one byte each, in the section name table.
+ * .rel(a).debug_* as .Debug_*: one byte each, in the section name table;
+ * cfi_only: .debug_frame and .eh_frame alone (.Eh_frame).
  */
-static void hide_dwarf(const struct ms_modfile *f, unsigned char *buf)
+static void hide_dwarf(const struct ms_modfile *f, unsigned char *buf,
+		       bool cfi_only)
 {
 	size_t shstrndx;
 	Elf_Scn *strscn;
@@ -91,10 +112,15 @@ static void hide_dwarf(const struct ms_modfile *f, unsigned char *buf)
 		const char *n = f->secs[i].name;
 		size_t skip = !strncmp(n, ".debug_", 7)	     ? 1 :
 			      !strncmp(n, ".rel.debug_", 11) ? 5 :
+			      !strncmp(n, ".rela.debug_", 12) ? 6 :
 							       0;
 		Elf_Scn *scn = elf_getscn(f->elf, f->scn_index[i]);
 		GElf_Shdr sh;
 
+		if (cfi_only && !strcmp(n, ".eh_frame"))
+			skip = 1;
+		else if (cfi_only && !strstr(n, "debug_frame"))
+			skip = 0;
 		/* read_sections() checked the table lies in the file. */
 		if (skip && scn && gelf_getshdr(scn, &sh) &&
 		    sh.sh_name + skip < str.sh_size)
@@ -109,8 +135,14 @@ int modcopy_setup(const struct ms_ctx *ctx, struct ms_modfile *f,
 	char *abs;
 	int r = 0;
 
-	if (any_addr(f)) {
-		r = zeroed(f, eh, &buf, err);
+	if (any_addr(f) || gdb_misreads(f, eh)) {
+		r = any_addr(f) ? zeroed(f, eh, &buf, err) : 0;
+		if (!r && !buf && !(buf = malloc(f->size ? f->size : 1)))
+			r = ms_err_errno(err, ENOMEM, "%s", f->path);
+		else if (!r && !any_addr(f))
+			memcpy(buf, f->image, f->size);
+		if (!r && gdb_misreads(f, eh))
+			hide_dwarf(f, buf, true);
 		if (!r)
 			r = ms_cache_store(ctx, buf, f->size, ".ko",
 					   &f->debugger_path, err);
@@ -130,7 +162,7 @@ int modcopy_setup(const struct ms_ctx *ctx, struct ms_modfile *f,
 		if (!buf)
 			r = ms_err_errno(err, ENOMEM, "%s", f->path);
 		if (!r) {
-			hide_dwarf(f, buf);
+			hide_dwarf(f, buf, false);
 			f->dwarf_hidden = true;
 			r = ms_cache_store(ctx, buf, f->size, ".ko",
 					   &f->lldb_path, err);

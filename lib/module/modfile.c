@@ -48,27 +48,26 @@ static int elf_error(struct ms_err *err, const char *path, const char *what)
 			  elf_errmsg(-1));
 }
 
+/*
+ * The notes' bytes as in the file, in its byte order (EI_DATA): an
+ * s390x or big-endian powerpc module's on any host.
+ */
 static int read_build_id(struct ms_modfile *f, Elf_Scn *scn)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t off = 0, name_off, desc_off, next;
-	GElf_Nhdr nh;
+	Elf_Data *d = elf_rawdata(scn, NULL);
+	const char *id = elf_getident(f->elf, NULL);
+	char *bid = NULL;
+	int r;
 
-	while (d &&
-	       (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 &&
-		    nh.n_descsz > 0 && nh.n_descsz <= 64) {
-			const unsigned char *b =
-				(const unsigned char *)d->d_buf + desc_off;
-
-			free(f->build_id);
-			f->build_id = ms_hex_dup(b, nh.n_descsz);
-			return f->build_id ? 0 : -ENOMEM;
-		}
-		off = next;
+	if (!d || !d->d_buf || !id)
+		return 0;
+	r = ms_notes_build_id(d->d_buf, d->d_size, id[EI_DATA] == ELFDATA2MSB,
+			      &bid);
+	if (bid) {
+		free(f->build_id);
+		f->build_id = bid;
 	}
-	return 0;
+	return r;
 }
 
 /* .modinfo is a run of NUL-terminated "key=value" strings. */

@@ -53,6 +53,16 @@ int ms_finder_debuginfod(struct ms_finder *fi, const unsigned char *id,
 /* The error that made the finder stop asking debuginfod, or 0. */
 int ms_finder_debuginfod_error(const struct ms_finder *fi);
 /*
+ * For a kernel without BTF (kernel.h's ms_layout_find_fn; arg is the
+ * struct ms_ctx): a file with DWARF of struct module built for release,
+ * from the --search trees (a module with debug info whose vermagic names
+ * release), a debug vmlinux in --debug-dir or /usr/lib/debug (by
+ * build-id or release), or debuginfod. -ENOENT saying where it looked.
+ */
+int ms_layout_file_find(void *arg, const char *release, int elf_machine,
+			const char *build_id, char **path_ret,
+			struct ms_err *err);
+/*
  * Opens the file of a module: of all candidates in order, the first whose
  * build-id is want_build_id, or the first one when want_build_id is NULL
  * or nothing matches (the layout then refuses it). -ENOENT if none.
@@ -232,6 +242,12 @@ int ms_verify_file(const struct ms_module *mod, const struct ms_modfile *f,
  */
 int ms_layout_orc(const struct ms_layout *l, const char *release,
 		  struct ms_orc **ret, struct ms_err *err);
+/*
+ * An arm64 module's frame rules made from its code, at the map's
+ * addresses (ma64.c); -ENOENT, said in err, for another machine.
+ */
+int ms_layout_a64(const struct ms_layout *l, struct ms_a64 **ret,
+		  struct ms_err *err);
 /*
  * The same tables with each address as MS_ORC_SECTION(ELF index of its
  * section, offset in it): for a copy of the file, whose debugger places

@@ -33,6 +33,10 @@ static int read_memory(const struct ms_ctx *ctx, const struct ms_source *s,
 	src.kernel_image = s->kernel_image;
 	src.force = s->force;
 	src.module_at = s->module_at;
+	src.find_layout = s->find_layout;
+	src.find_arg = s->find_arg;
+	src.note = s->note;
+	src.note_arg = s->note_arg;
 	r = ms_map_read_memory(&src, only_module, flags, ret, err);
 	if (s->mem_stats)
 		fprintf(stderr, "modsect: %s: %llu requests, %llu bytes\n",
@@ -57,7 +61,7 @@ static int image_facts(const struct ms_ctx *ctx, const struct ms_source *s,
 	char *path = NULL;
 	int r = 0;
 
-	if (!map->ncore || map->core_orc || map->why_no_orc)
+	if (!map->ncore || map->core_orc || map->core_a64 || map->why_no_orc)
 		flags &= ~(unsigned int)MS_READ_ORC;
 	if (map->core_btf)
 		flags &= ~(unsigned int)MS_READ_BTF;

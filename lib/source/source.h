@@ -24,6 +24,16 @@ struct ms_source {
 	bool force; /* accept a kernel image of another build */
 	/* Print memory requests and bytes on stderr (bench/). */
 	bool mem_stats;
+#ifndef MODSECT_STATIC
+	/*
+	 * With remote or vmcore, a kernel without BTF: where its layouts'
+	 * DWARF is (module/'s ms_layout_file_find), and a note naming it.
+	 */
+	ms_layout_find_fn find_layout;
+	void *find_arg;
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
+#endif
 };
 
 /*

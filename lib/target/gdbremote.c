@@ -115,6 +115,13 @@ static int remote_read(struct ms_mem *m, uint64_t addr, void *buf, size_t len,
 	return 0;
 }
 
+/* A register read as little endian, in the target's byte order. */
+static uint64_t reg_order(const struct rsp_arch *a, uint64_t v)
+{
+	return a->big_endian ? __builtin_bswap64(v) >> (64 - 8 * a->pc_size) :
+			       v;
+}
+
 static int remote_pc(struct ms_mem *m, uint64_t *pc, struct ms_err *err)
 {
 	struct remote *s = m->priv;
@@ -133,23 +140,29 @@ static int remote_pc(struct ms_mem *m, uint64_t *pc, struct ms_err *err)
 	if (r)
 		return r;
 	if (rep.kind == RSP_DATA && rep.len == 2 * (size_t)a->pc_size &&
-	    !rsp_hex_le(rep.data, rep.len, pc))
+	    !rsp_hex_le(rep.data, rep.len, pc)) {
+		*pc = reg_order(a, *pc);
 		return 0;
+	}
 	/*
 	 * No 'p' (empty, an error, or "xx..": unavailable): the registers
 	 * of the stop reply, then 'g'.
 	 */
 	if (s->have_stop &&
-	    !rsp_stop_reg(s->stop, s->stop_len, a->pc_regno, pc))
+	    !rsp_stop_reg(s->stop, s->stop_len, a->pc_regno, pc)) {
+		*pc = reg_order(a, *pc);
 		return 0;
+	}
 	r = remote_transact(s, "g", s->timeout_ms, 0, &rep, err);
 	if (r)
 		return r;
 	if (rep.kind == RSP_DATA &&
 	    rep.len >= 2 * (size_t)a->pc_size * (a->pc_regno + 1) &&
 	    !rsp_hex_le(rep.data + 2 * (size_t)a->pc_size * a->pc_regno,
-			2 * (size_t)a->pc_size, pc))
+			2 * (size_t)a->pc_size, pc)) {
+		*pc = reg_order(a, *pc);
 		return 0;
+	}
 	return ms_err_set(
 		err, ENOTSUP,
 		"%s gives no pc (register %u): neither 'p', the stop reply nor 'g' has it",
@@ -295,6 +308,7 @@ static int handshake(struct remote *s, struct ms_err *err)
 		r = read_target_xml(s, err);
 	s->m->elf_machine = s->arch.elf_machine;
 	s->m->elf_class = s->arch.elf_class;
+	s->m->big_endian = s->arch.big_endian;
 	return r;
 }
 

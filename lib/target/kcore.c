@@ -111,27 +111,18 @@ static const struct ms_mem_ops kcore_ops = {
 /* The VMCOREINFO note of a PT_NOTE's bytes, if there is one. */
 static int kcore_notes(struct kcore *kc, const unsigned char *p, size_t n)
 {
-	size_t off = 0;
+	struct ms_notes it;
+	struct ms_note nt;
 
-	while (n - off >= sizeof(Elf64_Nhdr)) {
-		Elf64_Nhdr nh;
-		size_t name, desc;
-
-		memcpy(&nh, p + off, sizeof(nh));
-		off += sizeof(nh);
-		name = ((size_t)nh.n_namesz + 3) & ~(size_t)3;
-		desc = ((size_t)nh.n_descsz + 3) & ~(size_t)3;
-		if (nh.n_namesz > n || nh.n_descsz > n || name > n - off ||
-		    desc > n - off - name)
-			return 0;
-		if (nh.n_namesz == sizeof("VMCOREINFO") &&
-		    !memcmp(p + off, "VMCOREINFO", sizeof("VMCOREINFO"))) {
-			kc->vmcoreinfo = strndup((const char *)p + off + name,
-						 nh.n_descsz);
+	/* the running kernel's: this machine's byte order */
+	ms_notes_init(&it, p, n, MS_HOST_BIG_ENDIAN);
+	while (ms_notes_next(&it, &nt) > 0)
+		if (nt.namesz == sizeof("VMCOREINFO") &&
+		    !memcmp(nt.name, "VMCOREINFO", sizeof("VMCOREINFO"))) {
+			kc->vmcoreinfo =
+				strndup((const char *)nt.desc, nt.descsz);
 			return kc->vmcoreinfo ? 0 : -ENOMEM;
 		}
-		off += name + desc;
-	}
 	return 0;
 }
 

@@ -304,7 +304,8 @@ void rsp_parse_arch(const char *xml, size_t n, struct rsp_arch *a)
 {
 	/*
 	 * gdb's numbering (features/i386/64bit-core.xml, 32bit-core.xml,
-	 * aarch64-core.xml, arm/arm-core.xml; QEMU's gdb-xml copies): rip follows the 16
+	 * aarch64-core.xml, arm/arm-core.xml, s390x-core64.xml; QEMU's
+	 * gdb-xml copies): rip follows the 16
 	 * general registers, eip the 8, pc follows x0..x30 and sp.
 	 */
 	static const struct {
@@ -316,6 +317,11 @@ void rsp_parse_arch(const char *xml, size_t n, struct rsp_arch *a)
 		{ "aarch64", { EM_AARCH64, ELFCLASS64, 32, 8 } },
 		/* arm-core.xml: r0..r12, sp, lr, then pc */
 		{ "arm", { EM_ARM, ELFCLASS32, 15, 4 } },
+		/*
+		 * s390x-core64.xml: pswm, then pswa (the pc); big endian,
+		 * as QEMU's gdbstub sends s390x registers.
+		 */
+		{ "s390:64-bit", { EM_S390, ELFCLASS64, 1, 8, true } },
 	};
 	const char *s = memmem_n(xml, n, "<architecture>"), *e;
 	size_t k;

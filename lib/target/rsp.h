@@ -122,13 +122,15 @@ struct rsp_features {
 void rsp_parse_supported(const char *p, size_t n, struct rsp_features *f);
 
 /*
- * <architecture> of a target description: i386:x86-64, i386, aarch64
- * give the ELF machine, class and the pc's register number and size in
- * gdb's numbering; anything else (or no element) gives machine 0.
+ * <architecture> of a target description: i386:x86-64, i386, aarch64,
+ * arm, s390:64-bit give the ELF machine, class, the pc's register number
+ * and size in gdb's numbering and the registers' byte order; anything
+ * else (or no element) gives machine 0.
  */
 struct rsp_arch {
 	int elf_machine, elf_class;
 	unsigned int pc_regno, pc_size;
+	bool big_endian; /* registers' hex digits in the target's order */
 };
 void rsp_parse_arch(const char *xml, size_t n, struct rsp_arch *a);
 

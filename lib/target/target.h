@@ -82,6 +82,7 @@ struct ms_mem {
 	char *origin; /* "remote 127.0.0.1:1234", "vmcore FILE": for messages */
 	/* ELF machine and class of the target if the source knows, else 0 */
 	int elf_machine, elf_class;
+	bool big_endian; /* the target's byte order, if the source knows */
 	/* Counters for bench/: requests sent (round trips) and bytes read. */
 	uint64_t nrequests, nbytes;
 	struct ms_mem_cache *cache; /* small reads, see mem.c */

@@ -303,27 +303,17 @@ uint32_t vmcore_diskdump_block(int fd)
 static size_t prstatus_notes(const unsigned char *p, size_t n,
 			     uint64_t (*regs)[VMCORE_NREGS], size_t max)
 {
-	size_t off = 0, got = 0;
+	struct ms_notes it;
+	struct ms_note nt;
+	size_t got = 0;
 
-	while (n - off >= 12 && got < max) {
-		uint32_t namesz, descsz, type;
-		size_t name, desc;
-
-		memcpy(&namesz, p + off, 4);
-		memcpy(&descsz, p + off + 4, 4);
-		memcpy(&type, p + off + 8, 4);
-		off += 12;
-		name = ((size_t)namesz + 3) & ~(size_t)3;
-		desc = ((size_t)descsz + 3) & ~(size_t)3;
-		if (namesz > n || descsz > n || name > n - off ||
-		    desc > n - off - name)
-			break;
-		if (type == 1 && namesz == 5 && !memcmp(p + off, "CORE", 5) &&
-		    descsz >= PRSTATUS_SIZE)
-			memcpy(regs[got++], p + off + name + PRSTATUS_REG,
+	/* x86-64's: little-endian */
+	ms_notes_init(&it, p, n, false);
+	while (got < max && ms_notes_next(&it, &nt) > 0)
+		if (nt.type == NT_PRSTATUS && nt.namesz == 5 &&
+		    !memcmp(nt.name, "CORE", 5) && nt.descsz >= PRSTATUS_SIZE)
+			memcpy(regs[got++], nt.desc + PRSTATUS_REG,
 			       (size_t)VMCORE_NREGS * 8);
-		off += name + desc;
-	}
 	return got;
 }
 

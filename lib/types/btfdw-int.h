@@ -22,8 +22,8 @@ struct conv {
 	unsigned char *mark; /* split: base ids already queued */
 	uint32_t *queue; /* split: base ids to write */
 	size_t nqueue;
-	struct dw_buf info, abbrev, ranges;
-	struct dw_strtab str;
+	struct ms_bytes info, abbrev, ranges;
+	struct ms_strtab str;
 	struct fixup *fix;
 	size_t nfix, capfix;
 	uint32_t index_type; /* offset of the arrays' index type */

@@ -36,59 +36,59 @@ static int patch(struct conv *c, struct ms_err *err)
 				"%s: BTF type %u is used as a type but is of kind %d",
 				c->in->name, id, t ? (int)btf_kind(t) : -1);
 		}
-		dwb_patch(&c->info, c->fix[i].pos, c->off[id], 4);
+		ms_bytes_patch(&c->info, c->fix[i].pos, c->off[id], 4);
 	}
 	return 0;
 }
 
 static void cu_start(struct conv *c, bool ranges)
 {
-	struct dw_buf *b = &c->info;
+	struct ms_bytes *b = &c->info;
 
-	dwb_uint(b, 0, 4); /* unit_length, patched */
-	dwb_uint(b, 4, 2); /* version */
-	dwb_uint(b, 0, 4); /* debug_abbrev_offset */
-	dwb_u8(b, (unsigned int)c->in->addr_size);
-	dwb_uleb(b, ranges ? A_CU_RANGES : A_CU);
+	ms_bytes_uint(b, 0, 4); /* unit_length, patched */
+	ms_bytes_uint(b, 4, 2); /* version */
+	ms_bytes_uint(b, 0, 4); /* debug_abbrev_offset */
+	ms_bytes_put8(b, (unsigned int)c->in->addr_size);
+	ms_bytes_uleb(b, ranges ? A_CU_RANGES : A_CU);
 	conv_strp(c, "modsect, from the kernel's BTF");
-	dwb_uint(b, DW_LANG_C99, 2);
+	ms_bytes_uint(b, DW_LANG_C99, 2);
 	conv_strp(c, c->in->name);
 	if (ranges) {
-		dwb_uint(b, 0, c->in->addr_size);
-		dwb_uint(b, 0, 4);
+		ms_bytes_uint(b, 0, c->in->addr_size);
+		ms_bytes_uint(b, 0, 4);
 	}
 	/* The index type of every array, as clang names it. */
 	c->index_type = (uint32_t)b->len;
-	dwb_uleb(b, A_BASE);
+	ms_bytes_uleb(b, A_BASE);
 	conv_strp(c, "__ARRAY_SIZE_TYPE__");
-	dwb_uleb(b, (uint64_t)c->in->addr_size);
-	dwb_u8(b, DW_ATE_unsigned);
+	ms_bytes_uleb(b, (uint64_t)c->in->addr_size);
+	ms_bytes_put8(b, DW_ATE_unsigned);
 }
 
 static int finish(struct conv *c, struct ms_dwarf *out, struct ms_err *err)
 {
 	int r;
 
-	dwb_u8(&c->info, 0); /* the compile unit's children end */
+	ms_bytes_put8(&c->info, 0); /* the compile unit's children end */
 	if (c->info.oom || c->str.b.oom || c->ranges.oom)
 		return ms_err_errno(err, ENOMEM, "%s: DWARF types",
 				    c->in->name);
 	if ((r = patch(c, err)))
 		return r;
-	dwb_patch(&c->info, 0, c->info.len - 4, 4);
+	ms_bytes_patch(&c->info, 0, c->info.len - 4, 4);
 	dw_abbrevs(&c->abbrev);
-	if (c->abbrev.oom)
+	if (c->info.oom || c->abbrev.oom)
 		return ms_err_errno(err, ENOMEM, "%s: DWARF types",
 				    c->in->name);
-	out->info = c->info.p;
+	out->info = c->info.buf;
 	out->info_len = c->info.len;
-	out->abbrev = c->abbrev.p;
+	out->abbrev = c->abbrev.buf;
 	out->abbrev_len = c->abbrev.len;
-	out->str = c->str.b.p;
+	out->str = c->str.b.buf;
 	out->str_len = c->str.b.len;
-	out->ranges = c->ranges.p;
+	out->ranges = c->ranges.buf;
 	out->ranges_len = c->ranges.len;
-	c->info.p = c->abbrev.p = c->str.b.p = c->ranges.p = NULL;
+	c->info.buf = c->abbrev.buf = c->str.b.buf = c->ranges.buf = NULL;
 	return 0;
 }
 
@@ -108,7 +108,10 @@ int ms_btf_to_dwarf(const struct ms_types_in *in, struct ms_dwarf *out,
 		return ms_err_set(err, E2BIG, "%s: %u BTF types, more than %u",
 				  in->name, c.n, MS_TYPES_MAX_IDS);
 	c.out = out;
-	c.info.be = c.abbrev.be = c.ranges.be = in->big_endian;
+	c.info.big_endian = c.abbrev.big_endian = c.ranges.big_endian =
+		in->big_endian;
+	c.info.max = c.abbrev.max = c.ranges.max = c.str.b.max =
+		MS_TYPES_MAX_DWARF;
 	c.off = calloc(c.n, sizeof(*c.off));
 	c.mark = in->base ? calloc(c.n, 1) : NULL;
 	r = (!c.off || (in->base && !c.mark)) ?
@@ -127,10 +130,10 @@ int ms_btf_to_dwarf(const struct ms_types_in *in, struct ms_dwarf *out,
 	free(c.off);
 	free(c.mark);
 	free(c.fix);
-	free(c.info.p);
-	free(c.abbrev.p);
-	free(c.ranges.p);
-	dws_free(&c.str);
+	free(c.info.buf);
+	free(c.abbrev.buf);
+	free(c.ranges.buf);
+	ms_strtab_free(&c.str);
 	if (r)
 		ms_dwarf_free(out);
 	return r;

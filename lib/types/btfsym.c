@@ -68,15 +68,15 @@ static void subprogram(struct conv *c, const struct fn *f,
 	const struct btf_type *p = btf__type_by_id(c->btf, f->proto);
 	uint32_t ret = conv_skip_tags(c, p->type);
 
-	dwb_uleb(&c->info, ret ? A_SUBPROG : A_SUBPROG_VOID);
+	ms_bytes_uleb(&c->info, ret ? A_SUBPROG : A_SUBPROG_VOID);
 	conv_strp(c, f->name);
 	if (ret)
 		conv_ref(c, ret);
-	dwb_uint(&c->info, s->addr, c->in->addr_size);
-	dwb_uleb(&c->info, s->size);
+	ms_bytes_uint(&c->info, s->addr, c->in->addr_size);
+	ms_bytes_uleb(&c->info, s->size);
 	conv_params(c, p, true);
 	conv_decl_tags(c, f->id);
-	dwb_u8(&c->info, 0);
+	ms_bytes_put8(&c->info, 0);
 	c->rng[c->nrng++] = (struct range){ s->addr, s->addr + s->size };
 	c->out->nfuncs++;
 }
@@ -103,11 +103,11 @@ static void write_ranges(struct conv *c)
 		c->rng[n++] = c->rng[i];
 	}
 	for (size_t i = 0; i < n; i++) {
-		dwb_uint(&c->ranges, c->rng[i].lo, c->in->addr_size);
-		dwb_uint(&c->ranges, c->rng[i].hi, c->in->addr_size);
+		ms_bytes_uint(&c->ranges, c->rng[i].lo, c->in->addr_size);
+		ms_bytes_uint(&c->ranges, c->rng[i].hi, c->in->addr_size);
 	}
-	dwb_uint(&c->ranges, 0, c->in->addr_size);
-	dwb_uint(&c->ranges, 0, c->in->addr_size);
+	ms_bytes_uint(&c->ranges, 0, c->in->addr_size);
+	ms_bytes_uint(&c->ranges, 0, c->in->addr_size);
 }
 
 /*
@@ -159,33 +159,29 @@ void conv_functions(struct conv *c)
 static void variable(struct conv *c, const struct btf_type *v, bool percpu,
 		     uint64_t addr)
 {
-	struct dw_buf *b = &c->info;
+	struct ms_bytes *b = &c->info;
 	int as = c->in->addr_size;
-	unsigned char uc[10];
-	size_t nuc = 0;
-	uint64_t x = addr;
+	uint8_t uc[MS_LEB_MAX];
+	size_t nuc;
 
-	dwb_uleb(b, A_VAR);
+	ms_bytes_uleb(b, A_VAR);
 	conv_strp(c, btf__name_by_offset(c->btf, v->name_off));
 	conv_ref(c, conv_skip_tags(c, v->type));
 	if (!percpu) {
-		dwb_uleb(b, 1 + (uint64_t)as);
-		dwb_u8(b, DW_OP_addr);
-		dwb_uint(b, addr, as);
+		ms_bytes_uleb(b, 1 + (uint64_t)as);
+		ms_bytes_put8(b, DW_OP_addr);
+		ms_bytes_uint(b, addr, as);
 		c->out->nvars++;
 		return;
 	}
-	do {
-		uc[nuc++] = (x & 0x7f) | (x >> 7 ? 0x80 : 0);
-		x >>= 7;
-	} while (x);
+	nuc = ms_uleb(uc, addr);
 	/* CPU 0's copy: &var + __per_cpu_offset[0] */
-	dwb_uleb(b, 1 + (uint64_t)as + 1 + 1 + nuc);
-	dwb_u8(b, DW_OP_addr);
-	dwb_uint(b, c->in->percpu_offsets, as);
-	dwb_u8(b, DW_OP_deref);
-	dwb_u8(b, DW_OP_plus_uconst);
-	dwb_bytes(b, uc, nuc);
+	ms_bytes_uleb(b, 1 + (uint64_t)as + 1 + 1 + nuc);
+	ms_bytes_put8(b, DW_OP_addr);
+	ms_bytes_uint(b, c->in->percpu_offsets, as);
+	ms_bytes_put8(b, DW_OP_deref);
+	ms_bytes_put8(b, DW_OP_plus_uconst);
+	ms_bytes_put(b, uc, nuc);
 	c->out->nvars++;
 }
 

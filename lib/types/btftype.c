@@ -95,14 +95,18 @@ void conv_ref(struct conv *c, uint32_t id)
 		c->capfix = cap;
 	}
 	c->fix[c->nfix++] = (struct fixup){ c->info.len, id };
-	dwb_uint(&c->info, 0, 4);
+	ms_bytes_uint(&c->info, 0, 4);
 	if (c->base && id < c->start)
 		conv_need_base(c, id);
 }
 
 void conv_strp(struct conv *c, const char *s)
 {
-	dwb_uint(&c->info, dws_add(&c->str, s ? s : ""), 4);
+	uint32_t off;
+
+	/* A failure is kept in c->str.b.oom, which finish() checks. */
+	ms_strtab_add(&c->str, s ? s : "", &off);
+	ms_bytes_uint(&c->info, off, 4);
 }
 
 static void name(struct conv *c, uint32_t name_off)
@@ -151,16 +155,16 @@ static void base_type(struct conv *c, const struct btf_type *t)
 		else
 			ate = sgn ? DW_ATE_signed : DW_ATE_unsigned;
 	}
-	dwb_uleb(&c->info, A_BASE);
+	ms_bytes_uleb(&c->info, A_BASE);
 	name(c, t->name_off);
-	dwb_uleb(&c->info, t->size);
-	dwb_u8(&c->info, ate);
+	ms_bytes_uleb(&c->info, t->size);
+	ms_bytes_put8(&c->info, ate);
 }
 
 /* A DIE of abbrev a with an optional type: a + 1 is the void form. */
 static void typed(struct conv *c, enum dw_abbrev a, uint32_t type)
 {
-	dwb_uleb(&c->info, type ? a : a + 1);
+	ms_bytes_uleb(&c->info, type ? a : a + 1);
 }
 
 static void pointer(struct conv *c, const struct btf_type *t)
@@ -168,7 +172,7 @@ static void pointer(struct conv *c, const struct btf_type *t)
 	uint32_t type = conv_skip_tags(c, t->type);
 
 	typed(c, A_PTR, type);
-	dwb_u8(&c->info, (unsigned int)c->in->addr_size);
+	ms_bytes_put8(&c->info, (unsigned int)c->in->addr_size);
 	if (type)
 		conv_ref(c, type);
 }
@@ -189,14 +193,14 @@ static void array(struct conv *c, const struct btf_type *t)
 {
 	const struct btf_array *a = btf_array(t);
 
-	dwb_uleb(&c->info, A_ARRAY);
+	ms_bytes_uleb(&c->info, A_ARRAY);
 	conv_ref(c, conv_skip_tags(c, a->type));
 	/* A count of 0 is C's flexible array, as BTF cannot tell [0]. */
-	dwb_uleb(&c->info, a->nelems ? A_SUBRANGE : A_SUBRANGE_FLEX);
-	dwb_uint(&c->info, c->index_type, 4);
+	ms_bytes_uleb(&c->info, a->nelems ? A_SUBRANGE : A_SUBRANGE_FLEX);
+	ms_bytes_uint(&c->info, c->index_type, 4);
 	if (a->nelems)
-		dwb_uleb(&c->info, a->nelems);
-	dwb_u8(&c->info, 0);
+		ms_bytes_uleb(&c->info, a->nelems);
+	ms_bytes_put8(&c->info, 0);
 }
 
 /* The bit size of a member: BTF says it with kind_flag, or in an int. */
@@ -219,41 +223,41 @@ static void composite(struct conv *c, uint32_t id, const struct btf_type *t)
 	bool un = btf_is_union(t), nm = named(c, t->name_off);
 	const struct btf_member *m = btf_members(t);
 
-	dwb_uleb(&c->info, un ? (nm ? A_UNION : A_UNION_ANON) :
-				(nm ? A_STRUCT : A_STRUCT_ANON));
+	ms_bytes_uleb(&c->info, un ? (nm ? A_UNION : A_UNION_ANON) :
+				     (nm ? A_STRUCT : A_STRUCT_ANON));
 	if (nm)
 		name(c, t->name_off);
-	dwb_uleb(&c->info, t->size);
+	ms_bytes_uleb(&c->info, t->size);
 	for (uint32_t i = 0; i < btf_vlen(t); i++, m++) {
 		uint32_t bits = member_bits(c, t, i);
 		uint32_t off = btf_member_bit_offset(t, i);
 		bool mn = named(c, m->name_off), bf = bits || off % 8;
 
-		dwb_uleb(&c->info,
-			 bf ? (mn ? A_MEMBER_BITS : A_MEMBER_BITS_ANON) :
-			      (mn ? A_MEMBER : A_MEMBER_ANON));
+		ms_bytes_uleb(&c->info,
+			      bf ? (mn ? A_MEMBER_BITS : A_MEMBER_BITS_ANON) :
+				   (mn ? A_MEMBER : A_MEMBER_ANON));
 		if (mn)
 			name(c, m->name_off);
 		conv_ref(c, conv_skip_tags(c, m->type));
 		if (bf) {
-			dwb_uleb(&c->info, bits);
-			dwb_uleb(&c->info, off);
+			ms_bytes_uleb(&c->info, bits);
+			ms_bytes_uleb(&c->info, off);
 		} else {
-			dwb_uleb(&c->info, off / 8);
+			ms_bytes_uleb(&c->info, off / 8);
 		}
 	}
 	conv_decl_tags(c, id);
-	dwb_u8(&c->info, 0);
+	ms_bytes_put8(&c->info, 0);
 }
 
 static void enumeration(struct conv *c, const struct btf_type *t)
 {
 	bool nm = named(c, t->name_off), sgn = btf_kflag(t);
 
-	dwb_uleb(&c->info, nm ? A_ENUM : A_ENUM_ANON);
+	ms_bytes_uleb(&c->info, nm ? A_ENUM : A_ENUM_ANON);
 	if (nm)
 		name(c, t->name_off);
-	dwb_uleb(&c->info, t->size);
+	ms_bytes_uleb(&c->info, t->size);
 	for (uint32_t i = 0; i < btf_vlen(t); i++) {
 		uint64_t v;
 		uint32_t n;
@@ -267,14 +271,14 @@ static void enumeration(struct conv *c, const struct btf_type *t)
 			n = btf_enum64(t)[i].name_off;
 			v = btf_enum64_value(btf_enum64(t) + i);
 		}
-		dwb_uleb(&c->info, sgn ? A_ENUMERATOR_S : A_ENUMERATOR_U);
+		ms_bytes_uleb(&c->info, sgn ? A_ENUMERATOR_S : A_ENUMERATOR_U);
 		name(c, n);
 		if (sgn)
-			dwb_sleb(&c->info, (int64_t)v);
+			ms_bytes_sleb(&c->info, (int64_t)v);
 		else
-			dwb_uleb(&c->info, v);
+			ms_bytes_uleb(&c->info, v);
 	}
-	dwb_u8(&c->info, 0);
+	ms_bytes_put8(&c->info, 0);
 }
 
 /* A declaration: the debugger finds the definition by name. */
@@ -286,7 +290,7 @@ static void declaration(struct conv *c, const struct btf_type *t)
 		a = A_UNION_DECL;
 	else if (btf_is_any_enum(t))
 		a = A_ENUM_DECL;
-	dwb_uleb(&c->info, a);
+	ms_bytes_uleb(&c->info, a);
 	name(c, t->name_off);
 }
 
@@ -299,14 +303,14 @@ void conv_params(struct conv *c, const struct btf_type *proto, bool names)
 		uint32_t type = conv_skip_tags(c, p->type);
 
 		if (!type) { /* "...": BTF's last parameter of type void */
-			dwb_uleb(&c->info, A_UNSPEC_PARAMS);
+			ms_bytes_uleb(&c->info, A_UNSPEC_PARAMS);
 			continue;
 		}
 		if (names && named(c, p->name_off)) {
-			dwb_uleb(&c->info, A_PARAM_NAMED);
+			ms_bytes_uleb(&c->info, A_PARAM_NAMED);
 			name(c, p->name_off);
 		} else {
-			dwb_uleb(&c->info, A_PARAM);
+			ms_bytes_uleb(&c->info, A_PARAM);
 		}
 		conv_ref(c, type);
 	}
@@ -320,7 +324,7 @@ static void proto(struct conv *c, const struct btf_type *t)
 	if (type)
 		conv_ref(c, type);
 	conv_params(c, t, false);
-	dwb_u8(&c->info, 0);
+	ms_bytes_put8(&c->info, 0);
 }
 
 /* One type's DIE, or none for what is not a type (FUNC, VAR, ...). */
@@ -386,7 +390,7 @@ void conv_type(struct conv *c, uint32_t id, bool decl)
 
 void conv_annotation(struct conv *c, const char *what, uint32_t value_off)
 {
-	dwb_uleb(&c->info, A_ANNOTATION);
+	ms_bytes_uleb(&c->info, A_ANNOTATION);
 	conv_strp(c, what);
 	name(c, value_off);
 }

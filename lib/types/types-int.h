@@ -1,35 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The DWARF encoder under btfdw.c: growing buffers, strings, abbrevs. */
+/* The DWARF encoder under btfdw.c: its abbreviations (dwenc.c). */
 #ifndef MODSECT_TYPES_INT_H
 #define MODSECT_TYPES_INT_H
 
 #include "types.h"
-
-struct dw_buf {
-	unsigned char *p;
-	size_t len, cap;
-	bool oom; /* a write failed: the buffer is to be thrown away */
-	bool be; /* multi-byte values big-endian */
-};
-
-void dwb_bytes(struct dw_buf *b, const void *p, size_t n);
-void dwb_u8(struct dw_buf *b, unsigned int v);
-void dwb_uint(struct dw_buf *b, uint64_t v, int size);
-void dwb_uleb(struct dw_buf *b, uint64_t v);
-void dwb_sleb(struct dw_buf *b, int64_t v);
-/* Writes v over size bytes at pos, which must have been written. */
-void dwb_patch(struct dw_buf *b, size_t pos, uint64_t v, int size);
-
-/* .debug_str with each string once. */
-struct dw_strtab {
-	struct dw_buf b;
-	uint32_t *slot; /* offset + 1, 0 for empty */
-	size_t nslot, nused;
-};
-
-/* The offset of s in the table; 0 with b.oom set on failure. */
-uint32_t dws_add(struct dw_strtab *t, const char *s);
-void dws_free(struct dw_strtab *t);
 
 /* Abbreviation codes: dwenc.c's table lists each one's tag and form. */
 enum dw_abbrev {
@@ -78,6 +52,6 @@ enum dw_abbrev {
 };
 
 /* Writes the abbreviation table for addresses of addr_size bytes. */
-void dw_abbrevs(struct dw_buf *b);
+void dw_abbrevs(struct ms_bytes *b);
 
 #endif

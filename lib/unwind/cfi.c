@@ -59,26 +59,21 @@ struct row {
 	struct rule reg[NREGS];
 };
 
-/* DWARF numbers of ORC's base registers (rdx 1, rdi 5, rbp 6, rsp 7). */
+/* DWARF numbers of ORC's base registers (rax 0, rdx 1, rdi 5, rbp 6, ...). */
 static int dwarf_reg(uint8_t orc_reg)
 {
-	switch (orc_reg) {
-	case MS_ORC_REG_DX:
-		return 1;
-	case MS_ORC_REG_DI:
-		return 5;
-	case MS_ORC_REG_BP:
-	case MS_ORC_REG_BP_INDIRECT:
-		return 6;
-	case MS_ORC_REG_SP:
-	case MS_ORC_REG_SP_INDIRECT:
-		return 7;
-	case MS_ORC_REG_R10:
-		return 10;
-	case MS_ORC_REG_R13:
-		return 13;
-	}
-	return -1;
+	static const int8_t num[] = {
+		[MS_ORC_REG_AX] = 0,	     [MS_ORC_REG_DX] = 1,
+		[MS_ORC_REG_DI] = 5,	     [MS_ORC_REG_BP] = 6,
+		[MS_ORC_REG_BP_INDIRECT] = 6, [MS_ORC_REG_SP] = 7,
+		[MS_ORC_REG_SP_INDIRECT] = 7, [MS_ORC_REG_R10] = 10,
+		[MS_ORC_REG_R13] = 13,
+	};
+
+	if (orc_reg >= sizeof(num) || orc_reg == MS_ORC_REG_UNDEFINED ||
+	    orc_reg == MS_ORC_REG_PREV_SP)
+		return -1;
+	return num[orc_reg];
 }
 
 /* An expression under construction. */
@@ -266,9 +261,7 @@ static void emit_cfa(struct out *o, const struct row *cur, const struct row *t)
 		if (cur->cfa_is_expr && cur->cfa_len == t->cfa_len &&
 		    !memcmp(cur->cfa_expr, t->cfa_expr, t->cfa_len))
 			return;
-		put8(o, DW_CFA_def_cfa_expression);
-		put_uleb(o, t->cfa_len);
-		put(o, t->cfa_expr, t->cfa_len);
+		cfi_put_cfa_expr(o, t->cfa_expr, t->cfa_len);
 	} else if (!cur->cfa_is_expr && cur->cfa_reg == t->cfa_reg) {
 		if (cur->cfa_off == t->cfa_off)
 			return;
@@ -307,19 +300,15 @@ static void emit_rule(struct out *o, int reg, const struct rule *r)
 			x[0] = DW_OP_consts;
 			n = 1 + sleb(x + 1, r->off);
 			x[n++] = DW_OP_plus;
-			put8(o, DW_CFA_expression);
-			put_uleb(o, (uint64_t)reg);
-			put_uleb(o, n);
-			put(o, x, n);
+			cfi_put_expr(o, DW_CFA_expression, (uint64_t)reg, x, n);
 		}
 		break;
 	case R_EXPR:
 	case R_VAL_EXPR:
-		put8(o, r->kind == R_EXPR ? DW_CFA_expression :
-					    DW_CFA_val_expression);
-		put_uleb(o, (uint64_t)reg);
-		put_uleb(o, r->len);
-		put(o, r->expr, r->len);
+		cfi_put_expr(o,
+			     r->kind == R_EXPR ? DW_CFA_expression :
+						 DW_CFA_val_expression,
+			     (uint64_t)reg, r->expr, r->len);
 		break;
 	}
 }
@@ -332,41 +321,6 @@ static void emit_row(struct out *o, struct row *cur, const struct row *t)
 		if (!rule_eq(&cur->reg[r], &t->reg[r]))
 			emit_rule(o, r, &t->reg[r]);
 	*cur = *t;
-}
-
-static void advance(struct out *o, uint64_t d)
-{
-	if (d < 0x40) {
-		put8(o, (uint8_t)(DW_CFA_advance_loc | d));
-	} else if (d <= 0xff) {
-		put8(o, DW_CFA_advance_loc1);
-		put_le(o, d, 1);
-	} else if (d <= 0xffff) {
-		put8(o, DW_CFA_advance_loc2);
-		put_le(o, d, 2);
-	} else {
-		put8(o, DW_CFA_advance_loc4);
-		put_le(o, d, 4);
-	}
-}
-
-static void pad8(struct out *o, size_t start)
-{
-	while ((o->len - start) % 8)
-		put8(o, DW_CFA_nop);
-}
-
-/* Fills in the length of the entry that starts at start. */
-static void end_entry(struct out *o, size_t start)
-{
-	size_t n;
-
-	pad8(o, start);
-	if (o->oom)
-		return;
-	n = o->len - start - 4;
-	for (int i = 0; i < 4; i++)
-		o->buf[start + (size_t)i] = (uint8_t)(n >> 8 * i);
 }
 
 static const uint8_t callee_saved[] = { 3, 6, 12, 13, 14, 15 };
@@ -399,7 +353,7 @@ static void put_cie(struct out *o, bool signal)
 		put8(o, DW_CFA_same_value);
 		put_uleb(o, callee_saved[i]);
 	}
-	end_entry(o, start);
+	cfi_end_entry(o, start);
 }
 
 /*
@@ -479,11 +433,11 @@ static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
 		rows = lldb_rows(p, i, j);
 	for (size_t k = i; k < rows; k++) {
 		if (k > i)
-			advance(o, p[k].lo - p[k - 1].lo);
+			cfi_advance(o, p[k].lo - p[k - 1].lo);
 		entry_row(p[k].e, flags, &t);
 		emit_row(o, &cur, &t);
 	}
-	end_entry(o, start);
+	cfi_end_entry(o, start);
 }
 
 /* The entries cut at every function start inside one (fs sorted). */
@@ -559,7 +513,7 @@ static void put_user_fde(struct out *o, size_t cie_off)
 	put_le(o, USER_END, 8);
 	put8(o, DW_CFA_undefined);
 	put_uleb(o, RA);
-	end_entry(o, start);
+	cfi_end_entry(o, start);
 }
 
 int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,

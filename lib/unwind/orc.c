@@ -14,10 +14,15 @@
 #include "unwind.h"
 
 /*
- * Known .orc_header hashes: scripts/orc_hash.sh over orc_types.h (drgn's
- * libdrgn/orc_info.c lists the same). 6.4's stands until the header
- * changes again.
+ * Known .orc_header hashes: scripts/orc_hash.sh (the SHA-1 of orc_types.h's
+ * ORC_REG_* and ORC_TYPE_* lines and struct orc_entry; drgn's
+ * libdrgn/orc_info.c lists the same). 7.1's (1735858caa4b, "objtool/x86:
+ * Reorder ORC register numbering") stands until the header changes again.
  */
+static const uint8_t hash_7_1[MS_ORC_HEADER_SIZE] = {
+	0x13, 0x7c, 0x36, 0xad, 0x76, 0x27, 0xc4, 0xdd, 0x55, 0x93,
+	0x21, 0x76, 0xbb, 0x0e, 0xcd, 0xbd, 0x50, 0x41, 0xfc, 0x82,
+};
 static const uint8_t hash_6_4[MS_ORC_HEADER_SIZE] = {
 	0xfe, 0x5d, 0x32, 0xbf, 0x58, 0x1b, 0xd6, 0x3b, 0x2c, 0xa9,
 	0xa5, 0xc6, 0x5b, 0xa5, 0xa6, 0x25, 0xea, 0xb3, 0xfe, 0x24,
@@ -26,6 +31,22 @@ static const uint8_t hash_6_3[MS_ORC_HEADER_SIZE] = {
 	0xdb, 0x84, 0xae, 0xd4, 0x10, 0x3b, 0x31, 0xdd, 0x51, 0xe0,
 	0x17, 0xf8, 0xf7, 0x97, 0x83, 0xca, 0x98, 0x5c, 0x2c, 0x51,
 };
+
+/*
+ * RHEL 9 backported 6.4's format (fb799447ae29) but not the .orc_header
+ * that names it (b9f174c811e3), from 5.14.0-517.el9 (RHEL 9.6) on: its
+ * SRPM's orc_types.h hashes as 6.4's (drgn issue #578). drgn's
+ * 8660ee186377 ("libdrgn: orc_info: work around ORC backports in RHEL
+ * 9.6") tells them by ".el9" and the build number, as here; 9.5's
+ * 5.14.0-503 is still the first format.
+ */
+static bool rhel9_v3(const char *release)
+{
+	const char *dash = strchr(release, '-');
+
+	return strstr(release, ".el9") && dash &&
+	       strtoul(dash + 1, NULL, 10) >= 517;
+}
 
 static int from_release(const char *release, const char *where, int *ret,
 			struct ms_err *err)
@@ -37,6 +58,10 @@ static int from_release(const char *release, const char *where, int *ret,
 			err, MS_E_INPUT, EINVAL,
 			"%s: ORC tables without an .orc_header, and the kernel release is %s: their format cannot be told",
 			where, release ? release : "unknown");
+	if (major == 5 && minor == 14 && rhel9_v3(release)) {
+		*ret = MS_ORC_V3;
+		return 0;
+	}
 	if (major > 7 || (major == 7 && minor >= 1))
 		/* 7.1 renumbered the registers; only its hash can say so. */
 		return ms_err_kind(
@@ -52,24 +77,30 @@ static int from_release(const char *release, const char *where, int *ret,
 int ms_orc_version(const void *hdr, size_t hdr_len, const char *release,
 		   const char *where, int *ret, struct ms_err *err)
 {
+	static const struct {
+		const uint8_t *hash;
+		int version;
+	} known[] = {
+		{ hash_7_1, MS_ORC_V4 },
+		{ hash_6_4, MS_ORC_V3 },
+		{ hash_6_3, MS_ORC_V2 },
+	};
 	char hex[2 * MS_ORC_HEADER_SIZE + 1];
 
 	if (!hdr)
 		return from_release(release, where, ret, err);
-	if (hdr_len == MS_ORC_HEADER_SIZE && !memcmp(hdr, hash_6_4, hdr_len)) {
-		*ret = MS_ORC_V3;
-		return 0;
-	}
-	if (hdr_len == MS_ORC_HEADER_SIZE && !memcmp(hdr, hash_6_3, hdr_len)) {
-		*ret = MS_ORC_V2;
-		return 0;
-	}
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (hdr_len == MS_ORC_HEADER_SIZE &&
+		    !memcmp(hdr, known[i].hash, hdr_len)) {
+			*ret = known[i].version;
+			return 0;
+		}
 	ms_hex_encode(hdr, hdr_len < MS_ORC_HEADER_SIZE ? hdr_len :
 							   MS_ORC_HEADER_SIZE,
 		      hex);
 	return ms_err_kind(
 		err, MS_E_REFUSED, ENOTSUP,
-		"%s: .orc_header %s (%zu bytes) is not a format modsect knows (6.3's or 6.4's): not guessing at its entries",
+		"%s: .orc_header %s (%zu bytes) is not a format modsect knows (6.3's, 6.4's or 7.1's): not guessing at its entries",
 		where, hex, hdr_len);
 }
 
@@ -84,7 +115,7 @@ static bool decode_type(uint16_t f, int version, struct ms_orc_entry *e)
 	unsigned int t;
 	bool end;
 
-	if (version == MS_ORC_V3) {
+	if (version >= MS_ORC_V3) {
 		t = f >> 8 & 7;
 		e->signal = f >> 11 & 1;
 		e->type = (uint8_t)t;
@@ -103,7 +134,28 @@ static bool decode_type(uint16_t f, int version, struct ms_orc_entry *e)
 	return t <= 2;
 }
 
-/* What unwind_next_frame() takes as a base for SP and for BP. */
+/*
+ * 7.1's register numbers (1735858caa4b) in 6.4's; 11 to 15 name nothing
+ * in either and stay as they are, to be refused.
+ */
+static uint8_t reg_from_7_1(unsigned int r)
+{
+	static const uint8_t m[] = {
+		[0] = MS_ORC_REG_UNDEFINED,    [1] = MS_ORC_REG_AX,
+		[2] = MS_ORC_REG_DX,	       [3] = MS_ORC_REG_SP,
+		[4] = MS_ORC_REG_BP,	       [5] = MS_ORC_REG_DI,
+		[6] = MS_ORC_REG_R10,	       [7] = MS_ORC_REG_R13,
+		[8] = MS_ORC_REG_PREV_SP,      [9] = MS_ORC_REG_SP_INDIRECT,
+		[10] = MS_ORC_REG_BP_INDIRECT,
+	};
+
+	return r < sizeof(m) ? m[r] : (uint8_t)r;
+}
+
+/*
+ * What unwind_next_frame() takes as a base for SP and for BP (7.1's AX
+ * too: rax, DWARF register 0 in cfi.c, like DX and DI from full regs).
+ */
 static bool regs_ok(const struct ms_orc_entry *e)
 {
 	switch (e->sp_reg) {
@@ -115,6 +167,7 @@ static bool regs_ok(const struct ms_orc_entry *e)
 	case MS_ORC_REG_R13:
 	case MS_ORC_REG_DI:
 	case MS_ORC_REG_DX:
+	case MS_ORC_REG_AX:
 		break;
 	default:
 		return false;
@@ -123,7 +176,7 @@ static bool regs_ok(const struct ms_orc_entry *e)
 	       e->bp_reg == MS_ORC_REG_PREV_SP || e->bp_reg == MS_ORC_REG_BP;
 }
 
-/* One raw entry; false if the kernel would refuse it (made UNDEFINED). */
+/* One raw entry; false if the kernel would refuse it. */
 static bool decode(const uint8_t *p, int version, struct ms_orc_entry *e)
 {
 	uint16_t f = le16(p + 4);
@@ -133,6 +186,10 @@ static bool decode(const uint8_t *p, int version, struct ms_orc_entry *e)
 	e->bp_offset = (int16_t)le16(p + 2);
 	e->sp_reg = f & 0xf;
 	e->bp_reg = f >> 4 & 0xf;
+	if (version == MS_ORC_V4) {
+		e->sp_reg = reg_from_7_1(e->sp_reg);
+		e->bp_reg = reg_from_7_1(e->bp_reg);
+	}
 	ok = decode_type(f, version, e);
 	if (ok && e->type >= MS_ORC_CALL)
 		ok = regs_ok(e);
@@ -178,7 +235,7 @@ int ms_orc_from_ips(const uint64_t *ip, const void *entries, size_t n,
 	struct ms_orc *o;
 	int r;
 
-	if (version < MS_ORC_V1 || version > MS_ORC_V3)
+	if (version < MS_ORC_V1 || version > MS_ORC_V4)
 		return ms_err_set(err, EINVAL, "%s: ORC format %d", where,
 				  version);
 	if (n > MS_ORC_MAX_ENTRIES)

@@ -23,7 +23,13 @@ enum ms_orc_type {
 	MS_ORC_REGS_PARTIAL, /* ... to the iret frame at the end of one */
 };
 
-/* Base registers, as arch/x86/include/asm/orc_types.h numbers them. */
+/*
+ * Base registers, as arch/x86/include/asm/orc_types.h numbers them up to
+ * 7.0; 7.1's numbering is converted to it when read. AX is 7.1's
+ * addition, an SP base where Clang realigns the stack with rax
+ * (96f3b16a9de5, "objtool: Support Clang RAX DRAP sequence"): read, but
+ * not yet said in CFI, so entries on it are made UNDEFINED, in nbad.
+ */
 enum ms_orc_reg {
 	MS_ORC_REG_UNDEFINED,
 	MS_ORC_REG_PREV_SP,
@@ -35,6 +41,7 @@ enum ms_orc_reg {
 	MS_ORC_REG_R13,
 	MS_ORC_REG_BP_INDIRECT,
 	MS_ORC_REG_SP_INDIRECT,
+	MS_ORC_REG_AX,
 };
 
 /*
@@ -52,7 +59,7 @@ struct ms_orc {
 	struct ms_orc_entry *e; /* sorted by ip, no two at one ip */
 	size_t n;
 	int version; /* ORC_VERSION_* of the tables read */
-	/* Entries the kernel's unwinder would refuse: made UNDEFINED. */
+	/* Entries the kernel's unwinder would refuse, or AX-based: UNDEFINED. */
 	size_t nbad;
 };
 
@@ -60,11 +67,14 @@ struct ms_orc {
  * The formats: 1 before 6.3 (sp_reg:4 bp_reg:4 type:2 end:1), 2 in 6.3
  * (ffb1b4a41016 added signal:1 before end:1), 3 from 6.4 (type:3
  * signal:1, UNDEFINED and END_OF_STACK types); 6.4 added .orc_header,
- * a hash of the header that defines them (b9f174c811e3).
+ * a hash of the header that defines them (b9f174c811e3). 4 from 7.1:
+ * 3's bits, the registers renumbered and AX added (1735858caa4b,
+ * "objtool/x86: Reorder ORC register numbering"), told only by the hash.
  */
 #define MS_ORC_V1 1
 #define MS_ORC_V2 2
 #define MS_ORC_V3 3
+#define MS_ORC_V4 4
 #define MS_ORC_HEADER_SIZE 20
 #define MS_ORC_ENTRY_SIZE 6
 /* More entries than any kernel has (6.1: about 385,000). */
@@ -73,8 +83,9 @@ struct ms_orc {
 /*
  * The format of tables from their .orc_header (hdr, hdr_len bytes; NULL
  * if there is none) or, with none, from the kernel release ("6.1.0-27-
- * amd64"). An unknown header or a release whose format cannot be told
- * without one is refused, naming it. where is for messages.
+ * amd64"; RHEL 9's "5.14.0-570.12.1.el9_6.x86_64" is 6.4's format). An
+ * unknown header or a release whose format cannot be told without one
+ * is refused, naming it. where is for messages.
  */
 int ms_orc_version(const void *hdr, size_t hdr_len, const char *release,
 		   const char *where, int *ret, struct ms_err *err);
@@ -140,5 +151,81 @@ int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,
 			  const uint64_t *fstarts, size_t nfstarts,
 			  void **buf_ret, size_t *len_ret, size_t *nrows_ret,
 			  struct ms_err *err);
+
+/*
+ * arm64: frame rules made from each function's code (a64.c), for gdb
+ * and lldb as .debug_frame (a64cfi.c). See a64.c for how.
+ */
+enum ms_a64_kind {
+	MS_A64_UNDEF, /* the frame is not known here: stop */
+	MS_A64_END, /* the outermost frame: stop, cleanly */
+	MS_A64_FRAME, /* a function's own frame */
+	MS_A64_REGS, /* an exception's: a struct pt_regs at sp + regs_off */
+};
+
+/* A function to decode: code holds its size bytes, little-endian. */
+#define MS_A64_FN_ENTRY 0x1 /* an exception entry: pt_regs once complete */
+#define MS_A64_FN_END 0x2 /* the end of every stack through it */
+#define MS_A64_FN_UNDEF 0x4 /* code the decoder must not read as C's */
+/*
+ * Code not at hand (freed init text): the frame record at x29, as the
+ * kernel's unwinder reads it: right where the function is a caller.
+ */
+#define MS_A64_FN_RECORD 0x8
+struct ms_a64_fn {
+	uint64_t addr, size;
+	const uint8_t *code;
+	unsigned int flags;
+};
+
+/* What an exception entry leaves, from the kernel's BTF: struct pt_regs. */
+struct ms_a64_facts {
+	bool have_regs;
+	uint32_t regs_sp, regs_pc, regs_stackframe; /* offsets in pt_regs */
+};
+
+/* The rule for [ip, end): the state before each instruction there. */
+struct ms_a64_row {
+	uint64_t ip, end;
+	uint8_t kind;
+	bool fstart; /* ip is a function's first instruction */
+	uint8_t cfa_reg; /* FRAME: 29 or 31 */
+	int32_t cfa_off; /* FRAME: CFA = cfa_reg + cfa_off; REGS: regs_off */
+	int32_t fp_at, lr_at; /* saved at CFA + at; 0: in the register */
+	int16_t saved[10]; /* x19..x28 at CFA + saved[i]; 0: unchanged */
+};
+
+struct ms_a64 {
+	struct ms_a64_row *r; /* sorted by ip */
+	size_t n;
+	size_t nfuncs, ninsns;
+	size_t nlost; /* instructions the decoder gave no rule */
+	struct ms_a64_facts facts;
+};
+
+/* More instructions than a function has: larger ones are not decoded. */
+#define MS_A64_MAX_FN_INSNS (1u << 20)
+
+/*
+ * Decodes fns (sorted by address, not overlapping). A function whose
+ * size is not a multiple of 4 is decoded up to its last whole word.
+ */
+int ms_a64_decode(const struct ms_a64_fn *fns, size_t n,
+		  const struct ms_a64_facts *facts, struct ms_a64 **ret,
+		  struct ms_err *err);
+/* The row for address ip, or NULL. */
+const struct ms_a64_row *ms_a64_find(const struct ms_a64 *a, uint64_t ip);
+void ms_a64_free(struct ms_a64 *a);
+
+/*
+ * The rows as .debug_frame (64-bit little-endian, AArch64's DWARF
+ * numbers): one FDE per function. The return address is given with its
+ * pointer authentication code cleared, as the kernel's unwinder does
+ * (ptrauth_strip_kernel_insn_pac()). A REGS frame is a signal frame
+ * ("S") whose return address column is the pc (32), so that x30 can be
+ * the interrupted function's. flags: MS_CFI_LLDB as for ORC.
+ */
+int ms_a64_to_debug_frame(const struct ms_a64 *a, unsigned int flags,
+			  void **buf_ret, size_t *len_ret, struct ms_err *err);
 
 #endif

@@ -21,9 +21,11 @@ MAP_COMMANDS = ("gdb", "lldb", "sections", "list", "capture", "resolve",
                 "decode", "debuginfo", "kallsyms")
 SOURCE_OPTIONS = ("--root", "--capture", "--remote", "--vmcore")
 
-# Architectures modsect's remote client knows (lib/rsp.c), with the pc's
-# register number and size, as in the target descriptions QEMU sends.
-ARCH_PC = {"i386:x86-64": (16, 8), "i386": (8, 4), "aarch64": (32, 8)}
+# Architectures modsect's remote client knows (lib/target/rsp.c), with the
+# pc's register number, size and byte order, as in the target descriptions
+# QEMU sends.
+ARCH_PC = {"i386:x86-64": (16, 8), "i386": (8, 4), "aarch64": (32, 8),
+           "arm": (15, 4), "s390:64-bit": (1, 8, "big")}
 
 
 def find_binary(bindir, here):
@@ -137,11 +139,11 @@ class LentStub:
         if pkt.startswith(self.XML_NAME):
             return self._target_xml(pkt[len(self.XML_NAME):])
         if pkt.startswith(b"p") and self.arch:
-            regno, size = ARCH_PC[self.arch]
+            regno, size, order = (ARCH_PC[self.arch] + ("little",))[:3]
             if int(pkt[1:], 16) != regno:
                 return b""
             pc = self.read_pc() & ((1 << (8 * size)) - 1)
-            return pc.to_bytes(size, "little").hex().encode()
+            return pc.to_bytes(size, order).hex().encode()
         if pkt == b"D" or pkt.startswith(b"D;"):
             self.done = True
             return b"OK"

@@ -3,7 +3,7 @@
  * kmemwalk: walks the module list of a fake kernel (fakekern.h) with
  * kern_fill_map(), for tests/t-kmem.sh.
  *
- *   kmemwalk [--core] [--module NAME] MODE
+ *   kmemwalk [--core] [--module NAME] [--dwarf FILE] MODE
  *   kmemwalk --dump-seed FILE MODE     the arena's bytes, for fuzz_kmem
  *   kmemwalk --list
  *
@@ -439,11 +439,21 @@ static int dump(const struct fk *fk, const char *path)
 	return fk_dump(v.arena, v.len, path, "kmemwalk");
 }
 
+static void note(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "kmemwalk: note: %s\n", msg);
+}
+
+/*
+ * dwarf: the layouts from that file's DWARF (kdwarf.c) and not from BTF,
+ * the release the banner's (FK_RELEASE, or 6.14's with its layout).
+ */
 static int walk(const struct fk *fk, const char *only, uint64_t only_at,
-		unsigned int flags)
+		unsigned int flags, const char *dwarf)
 {
 	struct fk_view v = fk_view(fk);
-	struct btf *btf = fk_btf(fk->ly);
+	struct btf *btf = dwarf ? btf__new_empty() : fk_btf(fk->ly);
 	struct ms_map *map = calloc(1, sizeof(*map));
 	struct ms_err err = { 0 };
 	struct ms_mem *mem = NULL;
@@ -459,10 +469,21 @@ static int walk(const struct fk *fk, const char *only, uint64_t only_at,
 	}
 	r = fk_mem_open(&v, &mem, &err);
 	if (!r) {
-		fk_kern_init(&k, mem, btf);
+		fk_kern_init(&k, mem, dwarf ? NULL : btf);
 		k.only_at = only_at;
-		r = kern_fill_map(&k, only, flags, map, &err);
+		k.layout_path = dwarf;
+		k.note = note;
+		if (dwarf &&
+		    !(k.banner_release = strdup(fk->ly->v614 ? "6.14.0-fake" :
+							       FK_RELEASE)))
+			r = -ENOMEM;
+		else
+			r = kern_fill_map(&k, only, flags, map, &err);
 		fk_kern_clear(&k);
+		free(k.banner_release);
+		free(k.why_no_btf);
+		free(k.own_origin);
+		kdwarf_free(k.dw);
 	}
 	if (!r)
 		r = ms_capture_write(stdout, map, &err);
@@ -484,9 +505,10 @@ int main(int argc, char **argv)
 		{ "list", no_argument, 0, 'l' },
 		{ "module-at", required_argument, 0, 'a' },
 		{ "module-nth", required_argument, 0, 'n' },
+		{ "dwarf", required_argument, 0, 'w' },
 		{ 0 },
 	};
-	const char *only = NULL, *seed = NULL;
+	const char *only = NULL, *seed = NULL, *dwarf = NULL;
 	const struct mode *mode = NULL;
 	bool list = false;
 	unsigned int flags = 0;
@@ -503,12 +525,13 @@ int main(int argc, char **argv)
 		case 'a': only_at = strtoull(optarg, NULL, 16); break;
 		case 'n': nth = strtol(optarg, NULL, 10); break;
 		case 'l': list = true; break;
+		case 'w': dwarf = optarg; break;
 		default: return 2;
 		}
 	}
 	mode = fk_mode(modes, N(modes), sizeof(*modes), list,
 		       optind + 1 == argc ? argv[optind] : NULL,
-		       "kmemwalk [--core] [--module NAME] [--module-at ADDR|--module-nth N] [--dump-seed FILE] MODE (--list for the modes)",
+		       "kmemwalk [--core] [--module NAME] [--module-at ADDR|--module-nth N] [--dwarf FILE] [--dump-seed FILE] MODE (--list for the modes)",
 		       &rc);
 	if (!mode)
 		return rc;
@@ -523,7 +546,8 @@ int main(int argc, char **argv)
 		     node = fk_r64(&fk, node), nth--)
 			if (!nth)
 				only_at = node - FK_MOD_LIST;
-		rc = seed ? dump(&fk, seed) : walk(&fk, only, only_at, flags);
+		rc = seed ? dump(&fk, seed) :
+			    walk(&fk, only, only_at, flags, dwarf);
 	}
 	fk_free(&fk);
 	return rc;

@@ -6,6 +6,10 @@
  *
  *   orccfi IMAGE [OUT]         the image's own tables (vmlinuz/vmlinux)
  *   orccfi --synth V [OUT]     made-up entries of every kind, format V
+ *   orccfi --kernel HEX REL [OUT]  the same, in the format .orc_header
+ *                              HEX (or "-") and release REL say, laid
+ *                              out as that kernel's tables
+ *   orccfi --misread V R       format V's, read as format R: "meaning"
  *   orccfi --raw V IPS ENTS    tables from two files (fuzz reproducer)
  *   orccfi --header HEX REL    the format .orc_header HEX (or "-": none)
  *                              and release REL say: "version: V"
@@ -17,8 +21,10 @@
  * where the return address and rbp are saved (and, for REGS, every
  * register), the signal flag and the row's extent must be the kernel's.
  * Prints "entries: N rows: N bad: N version: V bytes: N" then
- * "checked: N mismatches: N"; each mismatch is one line. OUT gets the
- * unwind ELF. Exit 0 if all agree, 1 if not, 2 on usage.
+ * "checked: N mismatches: N"; each mismatch is one line. Made-up entries
+ * of formats 3 and 4 are first checked to read as what they were written
+ * to mean: "meaning: N mismatches: N". OUT gets the unwind ELF. Exit 0
+ * if all agree, 1 if not, 2 on usage.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -81,9 +87,9 @@ static bool eval(const Dwarf_Op *ops, size_t n, uint64_t cfa, uint64_t *ret)
 
 static int dreg(uint8_t r)
 {
-	static const int8_t m[] = { -1, -1, 1, 5, 6, 7, 10, 13, 6, 7 };
+	static const int8_t m[] = { -1, -1, 1, 5, 6, 7, 10, 13, 6, 7, 0 };
 
-	return r < 10 ? m[r] : -1;
+	return r < 11 ? m[r] : -1;
 }
 
 /* The kernel's base: sp_reg + sp_offset, or the word there (INDIRECT). */
@@ -250,56 +256,159 @@ static int check(const struct ms_orc *orc, const uint64_t *fs, size_t nfs,
 	return bad ? 1 : 0;
 }
 
-/* Entries of every kind, in format v's bits, 16 bytes apart. */
-static int synth(int v, struct ms_orc **ret, struct ms_err *err)
+/*
+ * A base register (6.4's numbering, what the entry means) in format v's
+ * bits: 7.1's as its orc_types.h numbers them (1735858caa4b, "objtool/x86:
+ * Reorder ORC register numbering"), written out here again, not orc.c's.
+ */
+static uint8_t enc_reg(int v, uint8_t r)
 {
-	static const uint8_t sp[] = { 5, 4, 9, 8, 6, 7, 3, 2, 0, 1, 15 };
-	static const uint8_t bp[] = { 0, 1, 4, 5 };
-	uint8_t raw[4 * 11 * 5 * 2][6];
-	uint64_t ip[4 * 11 * 5 * 2];
-	size_t n = 0;
+	static const uint8_t v4[] = {
+		[MS_ORC_REG_UNDEFINED] = 0,    [MS_ORC_REG_AX] = 1,
+		[MS_ORC_REG_DX] = 2,	       [MS_ORC_REG_SP] = 3,
+		[MS_ORC_REG_BP] = 4,	       [MS_ORC_REG_DI] = 5,
+		[MS_ORC_REG_R10] = 6,	       [MS_ORC_REG_R13] = 7,
+		[MS_ORC_REG_PREV_SP] = 8,      [MS_ORC_REG_SP_INDIRECT] = 9,
+		[MS_ORC_REG_BP_INDIRECT] = 10,
+	};
 
-	for (unsigned t = 0; t < 5; t++)
-		for (size_t s = 0; s < sizeof(sp); s++)
-			for (size_t b = 0; b < sizeof(bp); b++)
-				for (unsigned sig = 0; sig < 2; sig++) {
-					int16_t off = (int16_t)(8 * (int)(n % 7) - 16);
-					uint16_t f = (uint16_t)(sp[s] | bp[b] << 4);
-
-					if (v == 3)
-						f |= (uint16_t)(t << 8 | sig << 11);
-					else if (t)
-						f |= (uint16_t)((t - 1) % 4 << 8 |
-								(t == 4) << (v == 2 ? 11 : 10) |
-								(v == 2 ? sig << 10 : 0));
-					memcpy(raw[n], &off, 2);
-					off = (int16_t)(-16 - 8 * (int)(n % 3));
-					memcpy(raw[n] + 2, &off, 2);
-					memcpy(raw[n] + 4, &f, 2);
-					ip[n] = 0xffffffff81000000 + 16 * n;
-					n++;
-				}
-	return ms_orc_from_ips(ip, raw, n, v, "synth", ret, err);
+	return v == MS_ORC_V4 && r < sizeof(v4) ? v4[r] : r;
 }
 
-static int header(const char *hex, const char *rel)
+/*
+ * Each entry read means what it was written to (formats 3 and 4, whose
+ * types are the same): its registers, offsets, type and signal; UNDEFINED
+ * where unwind_next_frame() would refuse it. Prints the first 5 mismatches, then
+ * "meaning: N mismatches: N".
+ */
+static int meaning(const struct ms_orc *orc, const struct ms_orc_entry *w,
+		   size_t n)
+{
+	static const uint8_t sp_ok[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	size_t bad = 0;
+
+	if (orc->n != n) {
+		printf("meaning: %zu entries read of %zu\n", orc->n, n);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ms_orc_entry *e = &orc->e[i];
+		bool ok = w[i].type < MS_ORC_CALL ||
+			  (memchr(sp_ok, w[i].sp_reg, sizeof(sp_ok)) &&
+			   (w[i].bp_reg == MS_ORC_REG_UNDEFINED ||
+			    w[i].bp_reg == MS_ORC_REG_PREV_SP ||
+			    w[i].bp_reg == MS_ORC_REG_BP));
+
+		if (e->ip != w[i].ip || e->sp_reg != w[i].sp_reg ||
+		    e->bp_reg != w[i].bp_reg ||
+		    e->sp_offset != w[i].sp_offset ||
+		    e->bp_offset != w[i].bp_offset ||
+		    e->type != (ok ? w[i].type : MS_ORC_UNDEFINED) ||
+		    e->signal != (ok && w[i].signal)) {
+			if (bad++ < 5)
+				printf("0x%" PRIx64
+				       ": read as sp_reg %u bp_reg %u type %u signal %d, written sp_reg %u bp_reg %u type %u signal %d\n",
+				       w[i].ip, e->sp_reg, e->bp_reg, e->type,
+				       e->signal, w[i].sp_reg, w[i].bp_reg,
+				       w[i].type, w[i].signal);
+		}
+	}
+	printf("meaning: %zu mismatches: %zu\n", n, bad);
+	return bad ? 1 : 0;
+}
+
+/* The flags of format v for what w means (6.4's numbering). */
+static uint16_t enc_flags(int v, const struct ms_orc_entry *w)
+{
+	unsigned t = w->type, sig = w->signal;
+	uint16_t f =
+		(uint16_t)(enc_reg(v, w->sp_reg) | enc_reg(v, w->bp_reg) << 4);
+
+	if (v >= MS_ORC_V3)
+		return (uint16_t)(f | t << 8 | sig << 11);
+	if (t)
+		f |= (uint16_t)((t - 1) % 4 << 8 |
+				(t == 4) << (v == 2 ? 11 : 10) |
+				(v == 2 ? sig << 10 : 0));
+	return f;
+}
+
+/*
+ * Entries of every kind, in format v's bits, 16 bytes apart: AX only in
+ * 7.1's. With tables, laid out as a kernel writes them (.orc_unwind_ip:
+ * each entry's address less its own; .orc_unwind) and read from there.
+ * Read as format rv (v but to show a misreading).
+ */
+static int synth(int v, int rv, bool tables, struct ms_orc **ret, int *mism,
+		 struct ms_err *err)
+{
+	static const uint8_t sp[] = { 5, 4, 9, 8, 6,  7,
+				      3, 2, 0, 1, 15, MS_ORC_REG_AX };
+	static const uint8_t bp[] = { 0, 1, 4, 5 };
+	struct ms_orc_entry w[5 * 12 * 4 * 2];
+	uint8_t raw[5 * 12 * 4 * 2][6], ips[5 * 12 * 4 * 2][4];
+	uint64_t ip[5 * 12 * 4 * 2];
+	const uint64_t ip_base = 0xffffffff82000000;
+	size_t nsp = sizeof(sp) - (v != MS_ORC_V4), n = 5 * nsp * 4 * 2;
+	int r;
+
+	/* Signal innermost, then bp_reg, sp_reg, type. */
+	for (size_t i = 0; i < n; i++) {
+		struct ms_orc_entry *e = &w[i];
+		uint32_t off;
+		uint16_t f;
+
+		memset(e, 0, sizeof(*e));
+		e->ip = ip[i] = 0xffffffff81000000 + 16 * i;
+		e->signal = i % 2;
+		e->bp_reg = bp[i / 2 % 4];
+		e->sp_reg = sp[i / 8 % nsp];
+		e->type = (uint8_t)(i / 8 / nsp);
+		e->sp_offset = (int16_t)(8 * (int)(i % 7) - 16);
+		e->bp_offset = (int16_t)(-16 - 8 * (int)(i % 3));
+		f = enc_flags(v, e);
+		memcpy(raw[i], &e->sp_offset, 2);
+		memcpy(raw[i] + 2, &e->bp_offset, 2);
+		memcpy(raw[i] + 4, &f, 2);
+		off = (uint32_t)(ip[i] - (ip_base + 4 * i));
+		memcpy(ips[i], &off, 4);
+	}
+	if (tables)
+		r = ms_orc_from_tables(ips, 4 * n, ip_base, raw, 6 * n, rv,
+				       "synth", ret, err);
+	else
+		r = ms_orc_from_ips(ip, raw, n, rv, "synth", ret, err);
+	if (!r && v >= MS_ORC_V3)
+		*mism = meaning(*ret, w, n);
+	return r;
+}
+
+/* The format an .orc_header (hex, or "-" for none) and release give. */
+static int version_of(const char *hex, const char *rel, int *v)
 {
 	struct ms_err err = { 0 };
 	uint8_t h[64];
 	size_t n = strlen(hex) / 2;
-	int v;
 
-	if (strcmp(hex, "-") && (n > sizeof(h) || ms_hex_decode(hex, 2 * n, h))) {
+	if (strcmp(hex, "-") &&
+	    (n > sizeof(h) || ms_hex_decode(hex, 2 * n, h))) {
 		fprintf(stderr, "orccfi: bad hex\n");
 		return 2;
 	}
-	if (ms_orc_version(strcmp(hex, "-") ? h : NULL, n, rel, "header", &v,
+	if (ms_orc_version(strcmp(hex, "-") ? h : NULL, n, rel, "header", v,
 			   &err)) {
 		fprintf(stderr, "orccfi: %s\n", err.msg);
 		return 1;
 	}
-	printf("version: %d\n", v);
+	printf("version: %d\n", *v);
 	return 0;
+}
+
+static int header(const char *hex, const char *rel)
+{
+	int v;
+
+	return version_of(hex, rel, &v);
 }
 
 static void print_op(const Dwarf_Op *op)
@@ -379,16 +488,35 @@ int main(int argc, char **argv)
 	struct ms_orc *orc = NULL;
 	uint64_t *fs = NULL;
 	size_t nfs = 0;
-	int r;
+	int r, mism = 0;
 
 	if (argc == 4 && !strcmp(argv[1], "--header"))
 		return header(argv[2], argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "--dump"))
 		return dump(argv[2], argv + 3, argc - 3);
 	if (argc >= 3 && !strcmp(argv[1], "--synth")) {
-		r = synth(atoi(argv[2]), &orc, &err);
+		r = synth(atoi(argv[2]), atoi(argv[2]), false, &orc, &mism,
+			  &err);
 		argv += 2;
 		argc -= 2;
+	} else if (argc == 4 && !strcmp(argv[1], "--misread")) {
+		r = synth(atoi(argv[2]), atoi(argv[3]), true, &orc, &mism,
+			  &err);
+		if (r) {
+			fprintf(stderr, "orccfi: %s\n", err.msg);
+			return 1;
+		}
+		ms_orc_free(orc);
+		return mism;
+	} else if (argc >= 4 && !strcmp(argv[1], "--kernel")) {
+		int v;
+
+		r = version_of(argv[2], argv[3], &v);
+		if (r)
+			return r;
+		r = synth(v, v, true, &orc, &mism, &err);
+		argv += 3;
+		argc -= 3;
 	} else if (argc == 5 && !strcmp(argv[1], "--raw")) {
 		char *a, *b;
 		size_t la, lb;
@@ -417,14 +545,15 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	} else {
-		fprintf(stderr, "usage: orccfi IMAGE|--synth V [OUT] | --raw V IPS ENTS\n");
+		fprintf(stderr,
+			"usage: orccfi IMAGE|--synth V [OUT] | --kernel HEX REL [OUT] | --raw V IPS ENTS\n");
 		return 2;
 	}
 	if (r) {
 		fprintf(stderr, "orccfi: %s\n", err.msg);
 		return 1;
 	}
-	r = check(orc, fs, nfs, argc >= 2 ? argv[1] : NULL);
+	r = check(orc, fs, nfs, argc >= 2 ? argv[1] : NULL) || mism;
 	free(fs);
 	ms_orc_free(orc);
 	return r;

@@ -15,7 +15,10 @@
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_OUT=${MODSECT_VM_OUT:-$VM_DIR/out}
 VM_RUN=${MODSECT_VM_RUN:-$VM_OUT/run}
-VM_BOOT_TIMEOUT=${MODSECT_VM_BOOT_TIMEOUT:-240}
+# The boot waits while the guest's console output grows: it gives up after
+# VM_BOOT_STALL s without any, or VM_BOOT_TIMEOUT s in all (vm_wait_boot).
+VM_BOOT_TIMEOUT=${MODSECT_VM_BOOT_TIMEOUT:-1200}
+VM_BOOT_STALL=${MODSECT_VM_BOOT_STALL:-120}
 VM_MEM=${MODSECT_VM_MEM:-512M}
 # Stock modules loaded in the guest besides modsect_test (with their deps).
 VM_STOCK_MODULES=${MODSECT_VM_STOCK_MODULES:-"crc-itu-t dm-mod isofs"}
@@ -397,7 +400,7 @@ vm_port_free() {
 # replacing any EXIT trap of the caller: a caller that wants its own EXIT
 # trap sets it after vm_start and calls vm_stop from it.
 vm_start() {
-	local try port t0 rc
+	local try port t0
 	[ -n "${VM_INITRD:-}" ] || vm_die "vm_start: run vm_setup first"
 	rm -rf "$VM_RUN"
 	mkdir -p "$VM_RUN"
@@ -446,17 +449,59 @@ vm_start() {
 	[ -n "$VM_QEMU_PID" ] || vm_die "could not find a free gdb port"
 	vm_log "qemu pid $VM_QEMU_PID, gdbstub 127.0.0.1:$VM_GDB_PORT, run dir $VM_RUN"
 
-	rc=0
-	vm_wait_for '^==MODSECT-READY==$' "$VM_BOOT_TIMEOUT" || rc=$?
-	if [ "$rc" != 0 ]; then
+	if ! vm_wait_boot '^==MODSECT-READY==$' "$t0"; then
 		vm_log "last console lines:"
 		tail -n 30 "$VM_RUN/console.log" >&2 || true
-		vm_die "guest did not complete its capture within ${VM_BOOT_TIMEOUT}s"
+		vm_die "guest did not complete its capture: $VM_BOOT_WHY"
 	fi
 	VM_BOOT_SECONDS=$(($(date +%s) - t0))
 	echo "$VM_BOOT_SECONDS" >"$VM_RUN/boot.seconds"
 	vm_split_capture
-	vm_log "guest ready after ${VM_BOOT_SECONDS}s"
+	vm_log "guest ready after ${VM_BOOT_SECONDS}s (longest console silence ${VM_BOOT_SILENCE}s)"
+}
+
+# vm_wait_boot REGEX T0: wait for a line of serial1.log that matches REGEX
+# for as long as the guest makes progress, QEMU having started at T0 (date
+# +%s).  A fixed wait is either too short for a slow guest on a loaded
+# machine (s390x under TCG: 72 s alone, over 240 s beside other VMs) or
+# too long for a hung one; the console (console.log, serial1.log) growing
+# is the progress.  Fails after VM_BOOT_STALL s without new output, or
+# VM_BOOT_TIMEOUT s after T0, or when QEMU exits; VM_BOOT_WHY says which,
+# with the console's last line.  Sets VM_BOOT_SILENCE: the longest stretch
+# without output, in s.
+vm_wait_boot() {
+	local re=$1 t0=$2 now size last_size=- last_t quiet
+	last_t=$t0 VM_BOOT_SILENCE=0 VM_BOOT_WHY=
+	while :; do
+		grep -qE -- "$re" "$VM_RUN/serial1.log" 2>/dev/null && return 0
+		now=$(date +%s)
+		size=$(stat -c %s "$VM_RUN/console.log" "$VM_RUN/serial1.log" 2>/dev/null || true)
+		[ "$size" = "$last_size" ] || last_size=$size last_t=$now
+		quiet=$((now - last_t))
+		[ "$quiet" -le "$VM_BOOT_SILENCE" ] || VM_BOOT_SILENCE=$quiet
+		if ! kill -0 "$VM_QEMU_PID" 2>/dev/null; then
+			VM_BOOT_WHY="QEMU exited after $((now - t0)) s"
+		elif [ "$quiet" -ge "$VM_BOOT_STALL" ]; then
+			VM_BOOT_WHY="no console output for $quiet s (MODSECT_VM_BOOT_STALL=$VM_BOOT_STALL), $((now - t0)) s after QEMU started"
+		elif [ $((now - t0)) -ge "$VM_BOOT_TIMEOUT" ]; then
+			VM_BOOT_WHY="not ready after $((now - t0)) s (MODSECT_VM_BOOT_TIMEOUT=$VM_BOOT_TIMEOUT), its console still growing"
+		else
+			sleep 0.5
+			continue
+		fi
+		VM_BOOT_WHY+="; last line: $(vm_console_last)"
+		return 1
+	done
+}
+
+# vm_console_last: the console's last line that is not empty, without its
+# \r and terminal escapes (the firmware's), cut to 200 characters ("(none)"
+# if there is none).
+vm_console_last() {
+	local l
+	l=$(sed -E 's/\x1b\[[0-9;?]*[A-Za-z]//g' "$VM_RUN/console.log" 2>/dev/null |
+		tr -cd '[:print:]\t\n' | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c 1-200)
+	echo "${l:-(none)}"
 }
 
 # vm_wait_for REGEX [TIMEOUT]: wait until a line of serial1.log matches the

@@ -102,18 +102,56 @@ KREL=$(cat "$VM_RUN/uname.txt")
 MODS=$(awk '$2 == ".text" { print $1 }' "$VM_RUN/sections.txt" | sort -u)
 REMOTE=127.0.0.1:$VM_GDB_PORT
 
-# A kernel without BTF (Debian's 686-pae: no CONFIG_DEBUG_INFO_BTF): modsect
-# cannot read struct module from its memory and must say so; and
-# libkdumpfile 0.5.1 cannot translate a PAE ia32 dump (it reads the page
-# tables through the addresses they translate), which lib/target/vmcore.c must
-# name.  Nothing else here applies to it.
+# A kernel without BTF (Debian's 686-pae, armmp: no CONFIG_DEBUG_INFO_BTF):
+# modsect reads struct module's layout from the DWARF of a module built
+# for it (#31), here the test module's, found in --search; without one it
+# must refuse, naming BTF and what to give.  libkdumpfile 0.5.1 cannot
+# translate a PAE ia32 dump (it reads the page tables through the
+# addresses they translate), which lib/target/vmcore.c must name.  The
+# rest of this script needs BTF.
 if ! vm_kconfig DEBUG_INFO_BTF; then
 	# ppc64: modsect finds no kernel in memory without its image (as
 	# kernel.sh); given it, what it lacks is BTF.
 	IMG=()
 	[ "$VM_ARCH" != ppc64le ] || IMG=(--kernel-image "$VM_KERNEL")
-	expect_refused nobtf "capture --remote of a kernel without BTF refused, naming BTF" 'BTF' -- \
+	expect_refused nobtf "capture --remote of a kernel without BTF and no module with DWARF refused, naming BTF and what to give" \
+		'BTF' 'give a module built with debug info for kernel' -- \
 		"$MS" capture --remote "$REMOTE" "${IMG[@]}" -o "$W/nobtf.txt"
+	# The guest's sysfs map (init.sh's sh loop, build-id.txt) against
+	# the capture's: "module section address" and "module build-id".
+	secs() { awk '{ a = $3; sub(/^0x0*/, "", a); print $1, $2, a }' "$VM_RUN/sections.txt" | sort; }
+	mem_secs() { awk '$1 == "section" { a = $4; sub(/^0x0*/, "", a); print $2, $3, a }' "$1" | sort; }
+	# ppc64: no kernel found in memory without the image; 32-bit ARM:
+	# modsect reads no zImage (lib/kernel/kunpack.c), so memory alone.
+	for how in memory image; do
+		[ "$how" = memory ] && [ "$VM_ARCH" = ppc64le ] && continue
+		[ "$how" = image ] && [ "$VM_ARCH" = armv7l ] && continue
+		A=("${IMG[@]}")
+		[ "$how" = memory ] || A=(--kernel-image "$VM_KERNEL")
+		rc=0
+		vm_run "dwarf-$how" "$MS" capture --remote "$REMOTE" "${A[@]}" --search "$VM_OUT/testmod" \
+			-o "$W/dwarf-$how.txt" || rc=$?
+		note=$(grep -c "^modsect: note: the kernel has no BTF: struct layouts from the DWARF of $VM_OUT/testmod/modsect_test.ko (built for $KREL)\$" "$W/dwarf-$how.err")
+		if [ "$rc" = 0 ] && [ "$note" = 1 ] && diff <(secs) <(mem_secs "$W/dwarf-$how.txt") >"$W/dwarf-$how.diff" &&
+			diff <(awk '{ print $1, $2 }' "$VM_RUN/build-id.txt" | sort) \
+				<(awk '$1 == "build-id" { print $2, $3 }' "$W/dwarf-$how.txt" | sort) >>"$W/dwarf-$how.diff"; then
+			ok "capture --remote ($how) with layouts from the test module's DWARF: the guest's sysfs map, $(secs | wc -l) sections and $(grep -c '^build-id ' "$W/dwarf-$how.txt") build-ids, the file named ($(cat "$W/dwarf-$how.time") s)"
+			echo "bench: capture --remote ($how) from DWARF seconds $(cat "$W/dwarf-$how.time")"
+		else
+			not_ok "capture --remote ($how) with layouts from DWARF: exit $rc, note $note, or a map other than the guest's"
+			{ head -n 5 "$W/dwarf-$how.err"; head -n 20 "$W/dwarf-$how.diff"; } | detail
+		fi
+	done
+	# Without BTF and CONFIG_KALLSYMS_ALL nothing in memory tells which
+	# note is the kernel's build-id (the vDSO's comes first): from memory
+	# alone the capture has none, never a wrong one.
+	if [ -s "$W/dwarf-memory.txt" ] && [ -s "$W/dwarf-image.txt" ] &&
+		diff <(grep -v '^#' "$W/dwarf-memory.txt") <(grep -v '^#\|^kernel-build-id ' "$W/dwarf-image.txt") >"$W/dwarf-both.diff"; then
+		ok "from memory alone and with the image: the same capture (the image's adds kernel-build-id $(sed -n 's/^kernel-build-id //p' "$W/dwarf-image.txt"))"
+	elif [ "$VM_ARCH" != ppc64le ] && [ "$VM_ARCH" != armv7l ]; then
+		not_ok "from memory alone and with the image: the captures differ"
+		head -n 10 "$W/dwarf-both.diff" | detail
+	fi
 	if [ "$VM_ARCH" = i686 ]; then
 		vm_dump "$W/core.elf" elf
 		m=$(echo "$MODS" | head -n 1)
@@ -128,7 +166,7 @@ if ! vm_kconfig DEBUG_INFO_BTF; then
 		not_ok "the guest does not answer after the remote capture"
 		vm_resume
 	fi
-	ok "vmcores through lib/target/vmcore.c, captures from memory, gdb --all --remote, bench (skipped on $VM_PROFILE: no CONFIG_DEBUG_INFO_BTF, which modsect needs for struct module$([ "$VM_ARCH" != i686 ] || echo ", and no translation of its PAE dumps"))"
+	ok "vmcores through lib/target/vmcore.c, the other captures from memory, gdb --all --remote, bench (skipped on $VM_PROFILE: no CONFIG_DEBUG_INFO_BTF$([ "$VM_ARCH" != i686 ] || echo ", and no translation of its PAE dumps"))"
 	summary
 	exit
 fi
