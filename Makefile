@@ -90,11 +90,11 @@ check: check-deps
 
 # kernel.sh on each of CHECK_KERNELS, and unwind.sh (bt against the
 # kernel's own unwinder), types.sh and serve.sh on the other x86-64 one;
-# unwind.sh on arm64 (its tables made from code), on a CPU without
-# pointer authentication and on one with it (QEMU's -cpu max: PAC); every
-# one runs, then the status.
+# unwind.sh on arm64 (its tables made from code): 6.1 on a CPU without
+# pointer authentication, 6.12 on one with it (QEMU's -cpu max: PAC);
+# every one runs, then the status.
 UNWIND_KERNELS ?= 6.12-amd64
-ARM64_CPUS ?= cortex-a57 max
+ARM64_UNWIND ?= arm64:cortex-a57 6.12-arm64:max
 check-kernels: san
 	@rc=0; for k in $(CHECK_KERNELS); do \
 		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
@@ -110,9 +110,10 @@ check-kernels: san
 		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \
 			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/$$k \
 			tests/vm/serve.sh || rc=1; \
-	done; for c in $(ARM64_CPUS); do \
-		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=arm64 MODSECT_VM_CPU=$$c \
-			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/arm64 \
+	done; for kc in $(ARM64_UNWIND); do \
+		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$${kc%%:*} \
+			MODSECT_VM_CPU=$${kc#*:} \
+			MODSECT_VM_OUT=$(CURDIR)/tests/vm/out/$${kc%%:*} \
 			tests/vm/unwind.sh || rc=1; \
 	done; exit $$rc
 
@@ -149,7 +150,7 @@ clean:
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem index orc btf serve
+FUZZ_TARGETS := capture modfile kallsyms logparse decompress rsp ksymtab kmem index orc a64 btf serve
 FUZZ_BINS := $(patsubst %,build/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_COMMON := -g -O1 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined $(FUZZ_COMMON)

@@ -11,8 +11,8 @@ OUT=${1:?usage: fuzz/seeds.sh OUTDIR}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 . "$(dirname "$0")/../tests/lib.sh"
 set -e
-rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc,btf,serve}
-mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc,btf,serve}
+rm -rf "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc,a64,btf,serve}
+mkdir -p "$OUT"/{capture,kallsyms,modfile,logparse,decompress,ksymtab,kmem,rsp,index,orc,a64,btf,serve}
 # btf: the mode byte, then tests/tools/btfsynth's BTF of every kind (kept
 # in fuzz/regress/btf), as a kernel's and as a module's split BTF.
 for f in "$(dirname "$0")"/regress/btf/*; do cp "$f" "$OUT/btf/"; done
@@ -172,17 +172,34 @@ done
 # every type and base register, in each format (orc_types.h's bits).
 python3 - "$OUT/orc" <<'PY'
 import struct, sys
-for v in (1, 2, 3):
+for v in (1, 2, 3, 4):
     ips, ents = b"", b""
     for i in range(64):
         ips += struct.pack("<i", 16 * i - 4 * i)
         sp, bp, t = (5, 4, 9, 8, 6, 7, 3, 2)[i % 8], (0, 1, 4)[i % 3], i % 5
-        if v == 3:
+        if v >= 3:
             f = sp | bp << 4 | t << 8 | (i & 1) << 11
         else:
             f = sp | bp << 4 | (t % 3) << 8 | (i & 1) << 10
         ents += struct.pack("<hhH", 8 * (i % 5), -16, f)
     open("%s/v%d.bin" % (sys.argv[1], v), "wb").write(bytes([v - 1]) + ips + ents)
+PY
+
+# a64: fuzz_a64's header (functions, then size and flags of each) and
+# code as gcc and entry.S write it: a leaf, a framed function with an
+# early return, an exception entry (flags 1) completing its pt_regs.
+python3 - "$OUT/a64" <<'PY'
+import struct, sys
+leaf = [0xd503233f, 0xd5033f9f, 0xd503207f, 0xd50323bf, 0xd65f03c0]
+framed = [0xd503233f, 0xa9be7bfd, 0x910003fd, 0xb4000080, 0x94000000,
+          0xa8c27bfd, 0xd50323bf, 0xd65f03c0, 0xa90153f3, 0x94000000,
+          0xa94153f3, 0xa8c27bfd, 0xd50323bf, 0xd65f03c0]
+entry = [0xa90007e0, 0xa90e77fc, 0xa9135bfd, 0x9104c3fd, 0x910003e0,
+         0x94000000, 0x14000000]
+fns = [(leaf, 0), (framed, 0), (entry, 1)]
+head = bytes([len(fns) - 1] + [(len(c) - 1) | f << 5 for c, f in fns])
+code = b"".join(struct.pack("<%dI" % len(c), *c) for c, f in fns)
+open("%s/fns.bin" % sys.argv[1], "wb").write(head + code)
 PY
 
 echo "seeds in $OUT:" >&2

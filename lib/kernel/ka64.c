@@ -92,10 +92,10 @@ static void regs_facts(const struct btf *btf, struct ms_a64_facts *f)
 		       -1;
 
 	memset(f, 0, sizeof(*f));
-	f->have_regs = id > 0 && member_off(btf, id, "sp", 0, &f->regs_sp) &&
-		       member_off(btf, id, "pc", 0, &f->regs_pc) &&
-		       member_off(btf, id, "stackframe", 0,
-				  &f->regs_stackframe);
+	f->have_regs =
+		id > 0 && member_off(btf, id, "sp", 0, &f->regs_sp) &&
+		member_off(btf, id, "pc", 0, &f->regs_pc) &&
+		member_off(btf, id, "stackframe", 0, &f->regs_stackframe);
 }
 
 static bool is_text(char type)
@@ -153,7 +153,9 @@ static int functions(const struct ms_ksymtab *t, const struct ranges *g,
 			s->addr + (uint64_t)offset,
 			sym_end(t, i, text ? g->hi : g->ihi) - s->addr,
 			text ? g->text + (s->addr - g->lo) : NULL,
-			flags ? flags : text ? 0 : MS_A64_FN_RECORD
+			flags ? flags :
+			text  ? 0 :
+				MS_A64_FN_RECORD
 		};
 	}
 	*ret = f;
@@ -161,8 +163,8 @@ static int functions(const struct ms_ksymtab *t, const struct ranges *g,
 	return 0;
 }
 
-static int decode(const struct ms_ksymtab *t, struct ranges *g,
-		  int64_t offset, const struct btf *btf, struct ms_a64 **ret,
+static int decode(const struct ms_ksymtab *t, struct ranges *g, int64_t offset,
+		  const struct btf *btf, struct ms_a64 **ret,
 		  struct ms_err *err)
 {
 	struct ms_a64_facts facts;
@@ -187,8 +189,8 @@ static int text_range(const struct ms_ksymtab *t, const char *where,
 {
 	if (ms_ksymtab_lookup(t, "_stext", lo) ||
 	    ms_ksymtab_lookup(t, "_etext", hi))
-		return ms_err_set(err, ENOENT, "%s: no _stext or _etext in kallsyms",
-				  where);
+		return ms_err_set(err, ENOENT,
+				  "%s: no _stext or _etext in kallsyms", where);
 	if (*hi <= *lo || *hi - *lo > MAX_TEXT || (*hi - *lo) % 4)
 		return ms_err_kind(err, MS_E_INPUT, EBADMSG,
 				   "%s: _stext.._etext is not a kernel's text",
@@ -218,8 +220,7 @@ int ms_kimage_a64(struct ms_kimage *k, const struct btf *btf, int64_t offset,
 	return r;
 }
 
-int kern_read_a64(const struct kern *k, struct ms_a64 **ret,
-		  struct ms_err *err)
+int kern_read_a64(const struct kern *k, struct ms_a64 **ret, struct ms_err *err)
 {
 	void *text = NULL;
 	struct ranges g = { 0 };

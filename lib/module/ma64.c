@@ -38,7 +38,8 @@ static size_t exec_sections(const struct ms_layout *l, struct fsec *out)
 			    strcmp(l->secs[k].name, f->secs[i].name))
 				continue;
 			scn = elf_getscn(f->elf, f->scn_index[i]);
-			out[n] = (struct fsec){ f->scn_index[i], l->secs[k].addr,
+			out[n] = (struct fsec){ f->scn_index[i],
+						l->secs[k].addr,
 						scn ? elf_getdata(scn, NULL) :
 						      NULL };
 			if (out[n].d && out[n].d->d_buf)

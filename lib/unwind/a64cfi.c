@@ -76,7 +76,7 @@ static void ra_at(struct rule *r, int32_t at)
 
 	r->kind = K_VAL_EXPR;
 	r->expr[n++] = DW_OP_consts;
-	n += sleb(r->expr + n, at);
+	n += ms_sleb(r->expr + n, at);
 	r->expr[n++] = DW_OP_plus;
 	r->expr[n++] = DW_OP_deref;
 	r->len = (uint8_t)strip_pac(r->expr, n);
@@ -89,7 +89,7 @@ static void regs_word(struct rule *r, int32_t base, uint32_t off)
 
 	r->kind = K_EXPR;
 	r->expr[n++] = DW_OP_breg31;
-	n += sleb(r->expr + n, (int64_t)base + off);
+	n += ms_sleb(r->expr + n, (int64_t)base + off);
 	r->len = (uint8_t)n;
 }
 
@@ -163,7 +163,8 @@ static bool rule_eq(const struct rule *a, const struct rule *b)
 	       !memcmp(a->expr, b->expr, a->len);
 }
 
-static void emit_cfa(struct out *o, const struct row *cur, const struct row *t)
+static void emit_cfa(struct ms_bytes *o, const struct row *cur,
+		     const struct row *t)
 {
 	if (t->cfa_expr) {
 		if (cur->cfa_expr && cur->cfa_len == t->cfa_len &&
@@ -182,7 +183,7 @@ static void emit_cfa(struct out *o, const struct row *cur, const struct row *t)
 	}
 }
 
-static void emit_rule(struct out *o, int col, const struct rule *r)
+static void emit_rule(struct ms_bytes *o, int col, const struct rule *r)
 {
 	switch (r->kind) {
 	case K_INIT:
@@ -191,8 +192,8 @@ static void emit_rule(struct out *o, int col, const struct rule *r)
 		break;
 	case K_UNDEF:
 	case K_SAME:
-		put8(o, r->kind == K_UNDEF ? DW_CFA_undefined :
-					     DW_CFA_same_value);
+		put8(o,
+		     r->kind == K_UNDEF ? DW_CFA_undefined : DW_CFA_same_value);
 		put_uleb(o, (uint64_t)col);
 		break;
 	case K_OFF:
@@ -209,7 +210,7 @@ static void emit_rule(struct out *o, int col, const struct rule *r)
 	}
 }
 
-static void emit_row(struct out *o, struct row *cur, const struct row *t)
+static void emit_row(struct ms_bytes *o, struct row *cur, const struct row *t)
 {
 	emit_cfa(o, cur, t);
 	for (int c = 0; c < NCOLS; c++)
@@ -218,7 +219,7 @@ static void emit_row(struct out *o, struct row *cur, const struct row *t)
 	*cur = *t;
 }
 
-static void put_cie(struct out *o, bool signal)
+static void put_cie(struct ms_bytes *o, bool signal)
 {
 	size_t start = o->len;
 	struct row t, none;
@@ -240,8 +241,8 @@ static void put_cie(struct out *o, bool signal)
 }
 
 /* The rows [i, j) of one function, under the CIE at cie_off. */
-static void put_fde(struct out *o, const struct ms_a64 *a, size_t i, size_t j,
-		    size_t cie_off, bool signal)
+static void put_fde(struct ms_bytes *o, const struct ms_a64 *a, size_t i,
+		    size_t j, size_t cie_off, bool signal)
 {
 	size_t start = o->len;
 	struct row cur, t;
@@ -265,7 +266,7 @@ static void put_fde(struct out *o, const struct ms_a64 *a, size_t i, size_t j,
 int ms_a64_to_debug_frame(const struct ms_a64 *a, unsigned int flags,
 			  void **buf_ret, size_t *len_ret, struct ms_err *err)
 {
-	struct out o = { 0 };
+	struct ms_bytes o = { 0 };
 	size_t cie_plain, cie_signal;
 
 	(void)flags;
@@ -277,7 +278,8 @@ int ms_a64_to_debug_frame(const struct ms_a64 *a, unsigned int flags,
 		size_t j = i + 1;
 		bool sig = a->r[i].kind == MS_A64_REGS;
 
-		while (j < a->n && !a->r[j].fstart && a->r[j].ip == a->r[j - 1].end) {
+		while (j < a->n && !a->r[j].fstart &&
+		       a->r[j].ip == a->r[j - 1].end) {
 			sig |= a->r[j].kind == MS_A64_REGS;
 			j++;
 		}

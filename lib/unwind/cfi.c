@@ -89,12 +89,12 @@ static void ex_op(struct expr *x, uint8_t op)
 
 static void ex_sleb(struct expr *x, int64_t v)
 {
-	x->len += (uint8_t)sleb(x->b + x->len, v);
+	x->len += (uint8_t)ms_sleb(x->b + x->len, v);
 }
 
 static void ex_uleb(struct expr *x, uint64_t v)
 {
-	x->len += (uint8_t)uleb(x->b + x->len, v);
+	x->len += (uint8_t)ms_uleb(x->b + x->len, v);
 }
 
 /*
@@ -255,7 +255,7 @@ static bool rule_eq(const struct rule *a, const struct rule *b)
 	return true;
 }
 
-static void emit_cfa(struct out *o, const struct row *cur, const struct row *t)
+static void emit_cfa(struct ms_bytes *o, const struct row *cur, const struct row *t)
 {
 	if (t->cfa_is_expr) {
 		if (cur->cfa_is_expr && cur->cfa_len == t->cfa_len &&
@@ -274,7 +274,7 @@ static void emit_cfa(struct out *o, const struct row *cur, const struct row *t)
 	}
 }
 
-static void emit_rule(struct out *o, int reg, const struct rule *r)
+static void emit_rule(struct ms_bytes *o, int reg, const struct rule *r)
 {
 	switch (r->kind) {
 	case R_INIT:
@@ -298,7 +298,7 @@ static void emit_rule(struct out *o, int reg, const struct rule *r)
 			size_t n;
 
 			x[0] = DW_OP_consts;
-			n = 1 + sleb(x + 1, r->off);
+			n = 1 + ms_sleb(x + 1, r->off);
 			x[n++] = DW_OP_plus;
 			cfi_put_expr(o, DW_CFA_expression, (uint64_t)reg, x, n);
 		}
@@ -314,7 +314,7 @@ static void emit_rule(struct out *o, int reg, const struct rule *r)
 }
 
 /* The instructions that take cur to t; cur becomes t. */
-static void emit_row(struct out *o, struct row *cur, const struct row *t)
+static void emit_row(struct ms_bytes *o, struct row *cur, const struct row *t)
 {
 	emit_cfa(o, cur, t);
 	for (int r = 0; r < NREGS; r++)
@@ -325,7 +325,7 @@ static void emit_row(struct out *o, struct row *cur, const struct row *t)
 
 static const uint8_t callee_saved[] = { 3, 6, 12, 13, 14, 15 };
 
-static void put_cie(struct out *o, bool signal)
+static void put_cie(struct ms_bytes *o, bool signal)
 {
 	size_t start = o->len;
 
@@ -416,7 +416,7 @@ static size_t lldb_rows(const struct piece *p, size_t i, size_t j)
 }
 
 /* One FDE of the pieces [i, j), all one kind and back to back. */
-static void put_fde(struct out *o, const struct piece *p, size_t i, size_t j,
+static void put_fde(struct ms_bytes *o, const struct piece *p, size_t i, size_t j,
 		    size_t cie_off, bool z, unsigned int flags)
 {
 	size_t start = o->len, rows = j;
@@ -503,7 +503,7 @@ static size_t fde_end(const struct piece *p, size_t np, size_t i,
 /* Below every kernel address: the user half on 4- and 5-level paging. */
 #define USER_END (UINT64_C(1) << 56)
 
-static void put_user_fde(struct out *o, size_t cie_off)
+static void put_user_fde(struct ms_bytes *o, size_t cie_off)
 {
 	size_t start = o->len;
 
@@ -521,7 +521,7 @@ int ms_orc_to_debug_frame(const struct ms_orc *orc, unsigned int flags,
 			  void **buf_ret, size_t *len_ret, size_t *nrows_ret,
 			  struct ms_err *err)
 {
-	struct out o = { 0 };
+	struct ms_bytes o = { 0 };
 	size_t cie_plain, cie_signal, np = 0;
 	struct piece *p = NULL;
 

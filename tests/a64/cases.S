@@ -85,6 +85,21 @@ fn jumptable
 	ret
 endfn jumptable
 
+// A jump label: a nop in the image until the kernel patches it into a
+// branch to the block after the ret, which only it reaches; that block
+// goes back into reached code and has its frame.
+fn statickey
+	paciasp
+	stp	x29, x30, [sp, #-16]!
+	mov	x29, sp
+	nop
+2:	ldp	x29, x30, [sp], #16
+	autiasp
+	ret
+1:	bl	leaf
+	b	2b
+endfn statickey
+
 // BUG() past a frame's end: brk #0x800 that never returns. The way past
 // it is weak: the branch in has the frame the code has.
 fn bug

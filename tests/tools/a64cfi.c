@@ -100,7 +100,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "a64cfi: %s: no .text or symbols\n", argv[1]);
 		return 1;
 	}
-	for (size_t i = 0; i < sym->d_size / sizeof(Elf64_Sym) && n < 256; i++) {
+	for (size_t i = 0; i < sym->d_size / sizeof(Elf64_Sym) && n < 256;
+	     i++) {
 		GElf_Sym s;
 
 		gelf_getsym(sym, (int)i, &s);

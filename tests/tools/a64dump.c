@@ -29,8 +29,9 @@ static void show(const struct ms_a64 *a, uint64_t addr, uint64_t size)
 			continue;
 		printf("ROW +0x%" PRIx64 " %s", r->ip - addr, kinds[r->kind]);
 		if (r->kind == MS_A64_FRAME)
-			printf(" %s+%d fp=%d lr=%d", r->cfa_reg == 29 ? "x29" : "sp",
-			       r->cfa_off, r->fp_at, r->lr_at);
+			printf(" %s+%d fp=%d lr=%d",
+			       r->cfa_reg == 29 ? "x29" : "sp", r->cfa_off,
+			       r->fp_at, r->lr_at);
 		else if (r->kind == MS_A64_REGS)
 			printf(" regs@sp+%d", r->cfa_off);
 		printf("\n");
@@ -51,8 +52,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: a64dump IMAGE [NAME]...\n");
 		return 2;
 	}
-	if (ms_kimage_open(argv[1], &k, &err) ||
-	    ms_kimage_ksymtab(k, &t, &err))
+	if (ms_kimage_open(argv[1], &k, &err) || ms_kimage_ksymtab(k, &t, &err))
 		goto fail;
 	raw = ms_kimage_btf(k, &len);
 	if (raw && len)
@@ -67,7 +67,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < a->n; i++)
 			if (a->r[i].kind == MS_A64_UNDEF)
 				printf("LOST 0x%" PRIx64 " %" PRIu64 "\n",
-				       a->r[i].ip, (a->r[i].end - a->r[i].ip) / 4);
+				       a->r[i].ip,
+				       (a->r[i].end - a->r[i].ip) / 4);
 	for (int i = 2; i < argc; i++) {
 		uint64_t addr, end = UINT64_MAX;
 

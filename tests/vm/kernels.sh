@@ -8,6 +8,7 @@
 #   6.12-amd64      Debian's 6.12 LTS for x86-64 (linux-image-6.12-amd64)
 #   686-pae         Debian's 6.1 for 32-bit x86 (linux-image-686-pae:i386),
 #                   booted with qemu-system-i386
+#   6.12-arm64      Debian's 6.12 LTS for arm64 (linux-image-6.12-arm64:arm64)
 #   arm64           Debian's 6.1 for arm64 (linux-image-arm64:arm64),
 #                   booted with qemu-system-aarch64 -M virt
 #   armhf           Debian's 6.1 for 32-bit ARM (linux-image-armmp:armhf),
@@ -49,9 +50,10 @@ vm_profile() {
 	686-pae)
 		VM_ARCH=i686 VM_DEB_ARCH=i386 VM_QEMU=qemu-system-i386
 		VM_META=linux-image-686-pae:i386 VM_KMAKE="ARCH=x86" ;;
-	arm64)
+	arm64 | 6.12-arm64)
 		VM_ARCH=aarch64 VM_DEB_ARCH=arm64 VM_QEMU=qemu-system-aarch64
 		VM_META=linux-image-arm64:arm64 VM_CROSS=aarch64-linux-gnu-
+		[ "$VM_PROFILE" = arm64 ] || VM_META=linux-image-6.12-arm64:arm64
 		VM_KMAKE="ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-" ;;
 	armhf)
 		VM_ARCH=armv7l VM_DEB_ARCH=armhf VM_QEMU=qemu-system-arm
@@ -73,7 +75,7 @@ vm_profile() {
 		VM_KMAKE="ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu-"
 		vm_ppc64el_stock ;;
 	*)
-		vm_die "MODSECT_VM_KERNEL=$VM_PROFILE: not one of host, 6.12-amd64, 686-pae, arm64, armhf, s390x, ppc64el" ;;
+		vm_die "MODSECT_VM_KERNEL=$VM_PROFILE: not one of host, 6.12-amd64, 686-pae, arm64, 6.12-arm64, armhf, s390x, ppc64el" ;;
 	esac
 }
 
@@ -81,7 +83,7 @@ vm_profile() {
 vm_profile_pkgs() {
 	case $VM_PROFILE in
 	686-pae) vm_need_pkgs qemu-system-i386:qemu-system-x86 ;;
-	arm64) vm_need_pkgs qemu-system-aarch64:qemu-system-arm \
+	arm64 | 6.12-arm64) vm_need_pkgs qemu-system-aarch64:qemu-system-arm \
 		aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
 		aarch64-linux-gnu-strip:binutils-aarch64-linux-gnu ;;
 	armhf) vm_need_pkgs qemu-system-arm:qemu-system-arm \
@@ -95,7 +97,7 @@ vm_profile_pkgs() {
 		powerpc64le-linux-gnu-strip:binutils-powerpc64le-linux-gnu ;;
 	esac
 	case $VM_PROFILE in
-	686-pae | arm64 | armhf | s390x | ppc64el) vm_need_pkgs gdb-multiarch:gdb-multiarch ;;
+	686-pae | arm64 | 6.12-arm64 | armhf | s390x | ppc64el) vm_need_pkgs gdb-multiarch:gdb-multiarch ;;
 	esac
 	# Kbuild runs pahole for the BTF of modules of kernels built with it.
 	[ "$VM_PROFILE" = host ] ||
