@@ -369,7 +369,7 @@ KG=$T/g/amg.ko
 mkcap "$T/g.cap" i686 amg "$KG" "${S32[@]}"
 ms lldb --capture "$T/g.cap" --cache-dir "$T/gcache" amg "$KG" -o "$T/amg.lldb"
 check_rc "amg (i386, DWARF): modsect lldb: exit 0" 0
-check_grep "amg: the lldb script says its DWARF is hidden, and why" '^# lldb gets a copy without the DWARF \(symbols only\): lldb 14 does not apply i386 relocations' "$T/amg.lldb"
+check_grep "amg: the lldb script says its DWARF is hidden, and why" '^# lldb gets a copy without the DWARF \(symbols only\): lldb 14 does not apply its REL relocations' "$T/amg.lldb"
 lf=$(sed -n 's/^target modules add "\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$T/amg.lldb")
 check "amg: lldb loads a copy in the cache" [ "${lf#"$T/gcache/"}" != "$lf" ]
 check_eq "amg: the copy has no .debug_* section, as many .Debug_*" \
@@ -387,6 +387,24 @@ lldb -b -o "command source $T/amg.lldb" -o "image lookup -a $fa" -o "image looku
 check_eq "amg: fresh lldb: image lookup -a names am_func and am_helper at offset 0" \
 	"am_func am_helper" \
 	"$(sed -n 's/^ *Summary: [^`]*`\([a-z_]*\)$/\1/p' "$T/lldb.out" | tr '\n' ' ' | sed 's/ $//')"
+# The same for 32-bit ARM (R_ARM_ABS32; Debian's armmp modules).
+if command -v arm-linux-gnueabihf-gcc >/dev/null; then
+	mkdir -p "$T/ga"
+	sed 's/name=amg/name=amga/' "$T/g/amg.c" >"$T/ga/amga.c"
+	arm-linux-gnueabihf-gcc -marm -g -O2 -fno-toplevel-reorder -c -o "$T/ga/amga.o" "$T/ga/amga.c" &&
+		arm-linux-gnueabihf-ld -r --build-id=sha1 -o "$T/ga/amga.ko" "$T/ga/amga.o" || bail "amga.ko"
+	KA=$T/ga/amga.ko
+	mkcap "$T/ga.cap" armv7l amga "$KA" "${S32[@]}"
+	ms lldb --capture "$T/ga.cap" --cache-dir "$T/gcache" amga "$KA" -o "$T/amga.lldb"
+	check_grep "amga (ARM, DWARF): the lldb script says its DWARF is hidden" '^# lldb gets a copy without the DWARF' "$T/amga.lldb"
+	fa2=$(hexadd 0xf8a01000 "$(symval "$KA" am_func)")
+	ha2=$(hexadd 0xf8a01000 "$(symval "$KA" am_helper)")
+	lldb -b -o "command source $T/amga.lldb" -o "image lookup -a $fa2" -o "image lookup -a $ha2" \
+		>"$T/lldb.out" 2>"$T/lldb.err" </dev/null
+	check_eq "amga: fresh lldb: image lookup -a names am_func and am_helper at offset 0" \
+		"am_func am_helper" \
+		"$(sed -n 's/^ *Summary: [^`]*`\([a-z_]*\)$/\1/p' "$T/lldb.out" | tr '\n' ' ' | sed 's/ $//')"
+fi
 ms gdb --capture "$T/g.cap" --cache-dir "$T/gcache" amg "$KG" -o "$T/amg.gdb"
 check_nogrep "amg: the gdb script loads the module itself" 'Debug\|cache' "$T/amg.gdb"
 gdb -nx -batch -x "$T/amg.gdb" -ex "info line *$fa" >"$T/gdb.out" 2>&1 </dev/null

@@ -2,7 +2,8 @@
 # Rule 11: .data..percpu, which sysfs never lists: when /proc/kallsyms shows
 # the module's per-cpu variables at BASE + offset, the command gives
 # `-s .data..percpu BASE` and gdb's &var is the kallsyms address; otherwise
-# (no kallsyms, hidden, or disagreeing) it is parked.
+# (no kallsyms, hidden, disagreeing, or on the module's own sections) it
+# is parked.
 # (Rule 11 is written down in tests/README.md, "The rules".)
 . "$(dirname "$0")/lib.sh"
 need gcc ld depmod objcopy nm gdb || finish
@@ -51,6 +52,17 @@ check_grep "gdb --capture: -s .data..percpu BASE" " -s \.data\.\.percpu $BASE( |
 { grep '^section' "$T/c.cap" | sed 's/^section //'; cat "$R/proc/kallsyms"; } >"$T/mixed.txt"
 ms gdb --capture "$T/mixed.txt" --moddir "$R/lib/modules/$REL" testmod
 check_grep "sh loop + raw kallsyms lines: -s .data..percpu BASE" " -s \.data\.\.percpu $BASE( |\$)" "$T/out"
+
+# Per-cpu symbols on the module's own .text (Debian's 6.1 armmp shows
+# them so): as addresses they would name its code, so parked.
+cp "$R/proc/kallsyms" "$T/kallsyms.good"
+TB=$(printf '%016x' "$A_TEXT")
+sed -i -e "s/^000000000003a000 d testmod_pcpu_pad/$(printf '%016x' $((A_TEXT + OPAD))) d testmod_pcpu_pad/" \
+	-e "s/^000000000003a004 d testmod_pcpu/$(printf '%016x' $((A_TEXT + OVAR))) d testmod_pcpu/" "$R/proc/kallsyms"
+ms gdb --root "$R" testmod
+check_grep "kallsyms per-cpu base inside the module's .text ($TB): .data..percpu parked" \
+	' -s \.data\.\.percpu 0xbad[0-9a-f]{12}( |$)' "$T/out"
+cp "$T/kallsyms.good" "$R/proc/kallsyms"
 
 # Disagreeing symbols: no single base, so parked.
 sed -i "s/^000000000003a004 d testmod_pcpu/000000000003a00c d testmod_pcpu/" "$R/proc/kallsyms"

@@ -202,7 +202,7 @@ static void lldb_lines(FILE *out, const struct ms_layout *l, const char *path)
 {
 	if (ms_layout_dwarf_hidden(l))
 		fprintf(out,
-			"# lldb gets a copy without the DWARF (symbols only): lldb 14 does not apply i386 relocations (R_386_32) to it; gdb reads it right\n");
+			"# lldb gets a copy without the DWARF (symbols only): lldb 14 does not apply its REL relocations (i386's R_386_32, ARM's R_ARM_ABS32) to it; gdb reads it right\n");
 	fprintf(out, "target modules add %s\n", path);
 	fprintf(out, "target modules load --file %s", path);
 	/* lldb leaves sections it is not told about unloaded: no parking. */

@@ -246,6 +246,25 @@ static bool percpu_base(const struct ms_layout *l, uint64_t *base)
 	return pc.agree > 0 && pc.disagree == 0;
 }
 
+/*
+ * Per-cpu pointers that fall on the module's own loaded sections: seen
+ * with Debian's 6.1 armmp, where kallsyms shows a module's per-cpu
+ * variables inside its .text. As addresses they would name its code for
+ * the debuggers (lldb's image lookup), so there is no base to give.
+ */
+static bool overlaps_loaded(const struct ms_layout *l, uint64_t base,
+			    uint64_t size)
+{
+	for (size_t i = 0; i < l->nsecs; i++) {
+		const struct ms_lsec *s = &l->secs[i];
+
+		if (s->place == MS_PLACE_LOADED && s->size &&
+		    base < s->addr + s->size && s->addr < base + size)
+			return true;
+	}
+	return false;
+}
+
 static struct ms_lsec *add(struct ms_layout *l, const struct ms_filesec *fs,
 			   const char *name)
 {
@@ -367,7 +386,8 @@ static void file_sections(struct ms_layout *l)
 			continue;
 		add(l, fs, fs->name)->place = MS_PLACE_PARKED;
 		if (strcmp(fs->name, ".data..percpu") == 0 && fs->size &&
-		    percpu_base(l, &base)) {
+		    percpu_base(l, &base) &&
+		    !overlaps_loaded(l, base, fs->size)) {
 			l->secs[l->nsecs - 1].place = MS_PLACE_PERCPU;
 			l->secs[l->nsecs - 1].addr = base;
 		}

@@ -11,10 +11,12 @@
  *    .data at sh_addr 0x7e0 and more. The module loader ignores sh_addr,
  *    but gdb 13 then puts every symbol its DWARF describes in another
  *    section at an offset from .text, whatever add-symbol-file -s says;
- *  - for lldb, an i386 module with its DWARF hidden (symbols only): lldb
- *    14 does not apply i386 REL relocations (R_386_32) to the DWARF of a
- *    relocatable file, so every function would be named by another's
- *    range (seen with Debian's 686-pae kernel). Renaming .debug_* to
+ *  - for lldb, an i386 or 32-bit ARM module with its DWARF hidden
+ *    (symbols only): lldb 14 does not apply REL relocations (R_386_32,
+ *    R_ARM_ABS32) to the DWARF of a relocatable file, so every function
+ *    would be named by another's range (seen with Debian's 686-pae and
+ *    armmp kernels: armmp's poke_get at .text+0 named timer_get, whose
+ *    unrelocated DW_AT_low_pc is .text's file address in lldb). Renaming .debug_* to
  *    .Debug_* keeps every other byte; gdb gets the DWARF as it is;
  *  - for gdb, an arm64 module with its own CFI (.debug_frame of a module
  *    built with -g) with that CFI hidden: gcc's says where a signed
@@ -57,7 +59,7 @@ static bool gdb_misreads(const struct ms_modfile *f, const GElf_Ehdr *eh)
 /* DWARF whose relocations lldb cannot apply. */
 static bool lldb_misreads(const struct ms_modfile *f, const GElf_Ehdr *eh)
 {
-	if (eh->e_machine != EM_386)
+	if (eh->e_machine != EM_386 && eh->e_machine != EM_ARM)
 		return false;
 	for (size_t i = 0; i < f->nsecs; i++)
 		if (f->secs[i].type == SHT_REL &&
