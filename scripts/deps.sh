@@ -4,7 +4,7 @@
 # As root it runs apt-get; otherwise it prints the exact apt-get line and fails.
 set -eu
 
-build="gcc make pkg-config libelf-dev libdw-dev libdebuginfod-dev libkmod-dev libjson-c-dev zlib1g-dev liblzma-dev libzstd-dev libmd-dev libbpf-dev libkdumpfile-dev liblz4-dev"
+build="gcc make pkg-config libelf-dev libdw-dev libdebuginfod-dev libkmod-dev libjson-c-dev zlib1g-dev liblzma-dev libzstd-dev libmd-dev libbpf-dev libkdumpfile-dev liblz4-dev libcapstone-dev"
 tests="cppcheck clang-tidy valgrind clang lld llvm libclang-rt-14-dev gdb gdb-multiarch gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-s390x-linux-gnu gcc-arm-linux-gnueabihf binutils-arm-linux-gnueabi lldb python3-lldb-14 python3 jq elfutils debuginfod curl binutils kmod gzip xz-utils zstd groff-base man-db lz4 dpkg-dev debhelper socat bpftool"
 vm="qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64 cpio"
 

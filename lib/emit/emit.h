@@ -137,6 +137,7 @@ struct ms_unwinds {
 		const char *name;
 		struct ms_orc *orc; /* or NULL */
 		struct ms_a64 *a64; /* arm64's, instead; or NULL */
+		struct ms_x86 *x86; /* i386's, instead; or NULL */
 		struct ms_dwarf types; /* from its BTF, info NULL if none */
 	} *mods;
 	size_t n;

@@ -98,6 +98,21 @@ static void key_of(const struct ms_map *map, bool lldb,
 		for (int j = 0; j < 10; j++)
 			put_u64(&h, (uint16_t)r->saved[j]);
 	}
+	put_u64(&h, map->core_x86 ? map->core_x86->n : UINT64_MAX);
+	for (size_t i = 0; map->core_x86 && i < map->core_x86->n; i++) {
+		const struct ms_x86_row *r = &map->core_x86->r[i];
+
+		put_u64(&h, r->ip);
+		put_u64(&h, r->end);
+		put_u64(&h, (uint64_t)r->kind << 48 | (uint64_t)r->signal << 40 |
+				    (uint64_t)r->fstart << 32 |
+				    (uint64_t)r->cfa_reg << 24 |
+				    (uint32_t)r->cfa_off);
+		for (int j = 0; j < 4; j++)
+			put_u64(&h, (uint16_t)r->saved[j]);
+	}
+	if (map->core_x86)
+		put_u64(&h, map->core_x86->user_end);
 	put_u64(&h, map->core_btf ? map->core_btf_len : UINT64_MAX);
 	if (map->core_btf)
 		SHA256Update(&h, map->core_btf, map->core_btf_len);

@@ -401,6 +401,9 @@ int ms_kallsyms_elf_for(const struct ms_map *map, bool lldb, int fd,
 	else if (map->core_a64 && em == EM_AARCH64)
 		r = ms_a64_to_debug_frame(map->core_a64, lldb ? MS_CFI_LLDB : 0,
 					  &o.cfi, &o.cfi_len, err);
+	else if (map->core_x86 && em == EM_386)
+		r = ms_x86_to_debug_frame(map->core_x86, lldb ? MS_CFI_LLDB : 0,
+					  &o.cfi, &o.cfi_len, err);
 	/* And the types, from BTF. */
 	if (!r && map->core_btf)
 		r = ms_map_types(map, o.cls == ELFCLASS64 ? 8 : 4,

@@ -87,6 +87,30 @@ static struct ms_unwinds *slot_for(struct ms_unwinds *u,
 	return u;
 }
 
+/* i386: the rules made from the module's code, as for the core kernel. */
+static int gather_x86(const struct ms_layout *l, FILE *out,
+		      struct ms_unwinds *u, struct ms_err *err)
+{
+	struct ms_x86 *a = NULL;
+	struct ms_err why = { 0 };
+	int r = ms_layout_x86(l, &a, &why);
+
+	if (r == -ENOMEM) {
+		*err = why;
+		return r;
+	}
+	if (r)
+		return 0;
+	fprintf(out, "# %s: unwind tables from its code: %zu functions\n",
+		l->mod->name, a->nfuncs);
+	if (!slot_for(u, l)) {
+		ms_x86_free(a);
+		return ms_err_errno(err, ENOMEM, "unwind tables");
+	}
+	u->mods[u->n - 1].x86 = a;
+	return 0;
+}
+
 /* arm64: the rules made from the module's code, as for the core kernel. */
 static int gather_a64(const struct ms_layout *l, FILE *out,
 		      struct ms_unwinds *u, struct ms_err *err)
@@ -99,6 +123,8 @@ static int gather_a64(const struct ms_layout *l, FILE *out,
 		*err = why;
 		return r;
 	}
+	if (r == -ENOENT)
+		return gather_x86(l, out, u, err);
 	if (r)
 		return 0;
 	fprintf(out, "# %s: unwind tables from its code: %zu functions\n",
@@ -213,6 +239,17 @@ static int lldb_unwind(const struct ms_ctx *ctx, const struct ms_map *map,
 	return 0;
 }
 
+/* gdb reads modsect's CFI of an arm64 module, not the module's own. */
+static int gdb_own_cfi(const struct ms_ctx *ctx, struct ms_resolved *r,
+		       struct ms_err *err)
+{
+	int rc = ms_modfile_gdb_own_cfi(ctx, r->file, err);
+
+	if (!rc && r->debug && r->debug->file && r->debug->file != r->file)
+		rc = ms_modfile_gdb_own_cfi(ctx, r->debug->file, err);
+	return rc;
+}
+
 /* One module's commands into out; -ENOENT if its file is not found. */
 static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 		    const struct ms_map *map, const struct ms_module *mod,
@@ -227,6 +264,8 @@ static int emit_one(struct ms_finder *fi, const struct ms_script_opts *so,
 		rc = vote(v, r.file, err);
 	if (!rc && so->lldb)
 		rc = lldb_unwind(ms_finder_ctx(fi), map, &r, out, err);
+	if (!rc && !so->lldb)
+		rc = gdb_own_cfi(ms_finder_ctx(fi), &r, err);
 	if (!rc)
 		rc = so->lldb ? ms_emit_lldb(out, r.layout, err) :
 				ms_emit_gdb(out, r.layout, err);
@@ -302,6 +341,10 @@ static int emit_kernel(const struct ms_ctx *ctx, const struct ms_script_opts *o,
 			fprintf(out,
 				"# and unwind tables from its code: %zu functions, %zu rows\n",
 				map->core_a64->nfuncs, map->core_a64->n);
+		else if (map->core_x86)
+			fprintf(out,
+				"# and unwind tables from its code: %zu functions, %zu rows\n",
+				map->core_x86->nfuncs, map->core_x86->n);
 		else if (map->why_no_orc)
 			fprintf(out, "# no unwind tables: %s\n",
 				map->why_no_orc);
@@ -405,6 +448,7 @@ static int script_body(FILE *body, struct ms_finder *fi,
 		r = ms_script_unwind_tail(ms_finder_ctx(fi), body,
 					  so->kernel && !so->vmlinux &&
 						  (map->core_orc || map->core_a64 ||
+						   map->core_x86 ||
 						   map->core_btf),
 					  freed_init(map, so, init) ? init : NULL,
 					  &u, err);

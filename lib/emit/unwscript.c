@@ -12,8 +12,11 @@
  * a REGS entry, and lets the stack switch to another stack there. But
  * it prints such a frame as "<signal handler called>"; the filter puts
  * the function's name back (entry_SYSCALL_64_after_hwframe,
- * asm_exc_invalid_op, ...), as the kernel's own trace names it. A last
- * frame at pc 0 is no frame: the zeroed frame record that ends an arm64
+ * asm_exc_invalid_op, ...), as the kernel's own trace names it: a
+ * return address by the byte before it (i386's handle_exception calls
+ * the handler last, and its return address is handle_exception_return,
+ * a symbol of its own). A last frame at pc 0 is no frame: the zeroed
+ * frame record that ends an arm64
  * task's stack (see init_unwinder), where gdb stops too.
  */
 #include <errno.h>
@@ -31,6 +34,16 @@ static const char frame_filter[] =
 	"class ModsectEntryFrame(FrameDecorator):\n"
 	"    def function(self):\n"
 	"        f = self.inferior_frame()\n"
+	"        n = f.newer()\n"
+	"        if f.type() == gdb.SIGTRAMP_FRAME and n is not None and \\\n"
+	"                n.type() == gdb.NORMAL_FRAME:\n"
+	"            try:\n"
+	"                w = gdb.execute('info symbol 0x%x' % (f.pc() - 1),\n"
+	"                                to_string=True).split()\n"
+	"                if len(w) > 2 and w[1] in ('in', '+'):\n"
+	"                    return w[0]\n"
+	"            except gdb.error:\n"
+	"                pass\n"
 	"        if f.type() == gdb.SIGTRAMP_FRAME or not f.name():\n"
 	"            return f.name() or '?\?'\n"
 	"        return FrameDecorator.function(self)\n"
@@ -130,11 +143,14 @@ static int module_elf(const struct ms_unwinds *u, size_t i, char **buf,
 	size_t cfi_len = 0;
 	int r = 0;
 
-	if (u->mods[i].orc || u->mods[i].a64) {
+	if (u->mods[i].orc || u->mods[i].a64 || u->mods[i].x86) {
 		r = u->mods[i].orc ?
 			    ms_orc_to_debug_frame(u->mods[i].orc, 0, NULL, 0,
 						  &cfi, &cfi_len, NULL, err) :
+		    u->mods[i].a64 ?
 			    ms_a64_to_debug_frame(u->mods[i].a64, 0, &cfi,
+						  &cfi_len, err) :
+			    ms_x86_to_debug_frame(u->mods[i].x86, 0, &cfi,
 						  &cfi_len, err);
 		secs[d.nsecs++] = (struct ms_dbgsec){ ".debug_frame", cfi,
 						      cfi_len };
@@ -188,7 +204,10 @@ static int add_module(const struct ms_ctx *ctx, FILE *out,
 	if (!r) {
 		/* Quietly: the file has no symbols, and gdb would say so. */
 		fprintf(out, "# %s: %s\npython gdb.execute(", u->mods[i].name,
-			what[(u->mods[i].orc || u->mods[i].a64 ? 1 : 0) +
+			what[(u->mods[i].orc || u->mods[i].a64 ||
+					      u->mods[i].x86 ?
+				      1 :
+				      0) +
 			     (u->mods[i].types.info ? 2 : 0)]);
 		py_str(out, "add-symbol-file ");
 		fputs(" + ", out);
@@ -223,6 +242,7 @@ void ms_unwinds_clear(struct ms_unwinds *u)
 	for (size_t i = 0; i < u->n; i++) {
 		ms_orc_free(u->mods[i].orc);
 		ms_a64_free(u->mods[i].a64);
+		ms_x86_free(u->mods[i].x86);
 		ms_dwarf_free(&u->mods[i].types);
 	}
 	free(u->mods);
@@ -239,7 +259,7 @@ int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out, bool core,
 
 	for (size_t i = 0; !r && i < u->n; i++) {
 		r = add_module(ctx, out, u, i, err);
-		any |= u->mods[i].orc || u->mods[i].a64;
+		any |= u->mods[i].orc || u->mods[i].a64 || u->mods[i].x86;
 	}
 	if (!r && any)
 		fputs(frame_filter, out);

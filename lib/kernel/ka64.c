@@ -61,8 +61,8 @@ static unsigned int fn_flags(const char *name, uint64_t a, uint64_t ent_lo,
 }
 
 /* Member name of BTF struct id, looking into anonymous members. */
-static bool member_off(const struct btf *btf, int id, const char *name,
-		       uint32_t base, uint32_t *off)
+bool kern_btf_member_off(const struct btf *btf, int id, const char *name,
+			 uint32_t base, uint32_t *off)
 {
 	const struct btf_type *t = btf__type_by_id(btf, (uint32_t)id);
 	const struct btf_member *m;
@@ -79,7 +79,8 @@ static bool member_off(const struct btf *btf, int id, const char *name,
 			*off = o;
 			return true;
 		}
-		if ((!n || !*n) && mt >= 0 && member_off(btf, mt, name, o, off))
+		if ((!n || !*n) && mt >= 0 &&
+		    kern_btf_member_off(btf, mt, name, o, off))
 			return true;
 	}
 	return false;
@@ -93,9 +94,10 @@ static void regs_facts(const struct btf *btf, struct ms_a64_facts *f)
 
 	memset(f, 0, sizeof(*f));
 	f->have_regs =
-		id > 0 && member_off(btf, id, "sp", 0, &f->regs_sp) &&
-		member_off(btf, id, "pc", 0, &f->regs_pc) &&
-		member_off(btf, id, "stackframe", 0, &f->regs_stackframe);
+		id > 0 && kern_btf_member_off(btf, id, "sp", 0, &f->regs_sp) &&
+		kern_btf_member_off(btf, id, "pc", 0, &f->regs_pc) &&
+		kern_btf_member_off(btf, id, "stackframe", 0,
+				    &f->regs_stackframe);
 }
 
 static bool is_text(char type)

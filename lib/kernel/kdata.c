@@ -15,7 +15,8 @@
  *    section was added there in 7472d5a642c9, 5.7);
  *  - the module list head by the code of print_modules(), a text symbol
  *    whose list_for_each_entry_rcu(mod, &modules, list) loads &modules
- *    (arm64: ADRP + ADD or LDR; i386 and ARM: a 32-bit constant); each
+ *    (arm64: ADRP + ADD or LDR; s390x: LARL; i386 and ARM: a 32-bit
+ *    constant); each
  *    address it computes is a candidate,
  *    kept only if it is a list of struct modules that closes on itself.
  */
@@ -309,6 +310,40 @@ static size_t const32_addrs(const struct kern *k, const unsigned char *code,
 	return n;
 }
 
+/*
+ * s390x code addresses its data PC-relative: LARL (load address relative
+ * long, RIL-b: 0xc0, R1 << 4 | 0) and LGRL (load relative long, 0xc4,
+ * R1 << 4 | 8), a signed 32-bit count of halfwords (z/Architecture
+ * Principles of Operation). 6.1's print_modules() loads modules.next
+ * with LGRL and takes the LARL of container_of(&modules), the list less
+ * its offset in struct module. An instruction's length is in its first
+ * two bits: 2, 4, 4 or 6 bytes.
+ */
+static size_t s390_addrs(const unsigned char *code, size_t len, uint64_t pc,
+			 uint64_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i + 2 <= len && n < max;) {
+		unsigned int top = code[i] >> 6;
+		size_t ilen = top == 0 ? 2 : top == 3 ? 6 : 4;
+
+		if (i + ilen > len)
+			break;
+		if ((code[i] == 0xc0 && (code[i + 1] & 0x0f) == 0) ||
+		    (code[i] == 0xc4 && (code[i + 1] & 0x0f) == 8)) {
+			int32_t imm = (int32_t)((uint32_t)code[i + 2] << 24 |
+						(uint32_t)code[i + 3] << 16 |
+						(uint32_t)code[i + 4] << 8 |
+						code[i + 5]);
+
+			out[n++] = pc + i + (uint64_t)((int64_t)imm * 2);
+		}
+		i += ilen;
+	}
+	return n;
+}
+
 /* Is the list node at node a struct module's, named? 1, 0, or I/O. */
 static int module_node(const struct kern *k, const struct klayout *l,
 		       uint64_t node, unsigned char *lst, struct ms_err *err)
@@ -378,9 +413,10 @@ int kdata_modules(const struct kern *k, const struct klayout *l,
 	for (size_t i = 0; k->ksyms && i < k->ksyms->nsyms; i++)
 		if (!strcmp(k->ksyms->syms[i].name, "print_modules"))
 			fn = &k->ksyms->syms[i];
-	if (!fn || (k->elf_machine != EM_AARCH64 && k->ptr_size != 4))
+	if (!fn || (k->elf_machine != EM_AARCH64 &&
+		    k->elf_machine != EM_S390 && k->ptr_size != 4))
 		return ms_err_set(err, ENOENT,
-				  "%s: the kernel's kallsyms has no symbol modules (no CONFIG_KALLSYMS_ALL), and modsect finds the module list without it only on arm64, i386 and 32-bit ARM; give --kernel-image with a vmlinux that has symbols",
+				  "%s: the kernel's kallsyms has no symbol modules (no CONFIG_KALLSYMS_ALL), and modsect finds the module list without it only on arm64, s390x, i386 and 32-bit ARM; give --kernel-image with a vmlinux that has symbols",
 				  k->origin);
 	for (size_t i = 0; i < k->ksyms->nsyms; i++)
 		if (k->ksyms->syms[i].addr > fn->addr &&
@@ -397,9 +433,13 @@ int kdata_modules(const struct kern *k, const struct klayout *l,
 		free(code);
 		return r;
 	}
-	n = k->ptr_size == 4 ?
-		    const32_addrs(k, code, len, cand, KDATA_MAX_CAND) :
-		    arm64_addrs(code, len, kern_moved(k, fn->addr), cand,
+	if (k->ptr_size == 4)
+		n = const32_addrs(k, code, len, cand, KDATA_MAX_CAND);
+	else if (k->elf_machine == EM_S390)
+		n = s390_addrs(code, len, kern_moved(k, fn->addr), cand,
+			       KDATA_MAX_CAND);
+	else
+		n = arm64_addrs(code, len, kern_moved(k, fn->addr), cand,
 				KDATA_MAX_CAND);
 	free(code);
 	for (size_t i = 0; i < n; i++) {

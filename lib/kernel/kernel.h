@@ -116,6 +116,9 @@ int ms_kimage_orc(const struct ms_kimage *k, const char *release,
 struct btf;
 int ms_kimage_a64(struct ms_kimage *k, const struct btf *btf, int64_t offset,
 		  struct ms_a64 **ret, struct ms_err *err);
+/* An i386 image's frame rules, made from its code (ki386.c), likewise. */
+int ms_kimage_x86(struct ms_kimage *k, const struct btf *btf, int64_t offset,
+		  struct ms_x86 **ret, struct ms_err *err);
 /*
  * Gives map what flags ask for (MS_READ_ORC, MS_READ_BTF) and it lacks
  * from the kernel image at path (kfacts.c; checked against the map's

@@ -69,20 +69,23 @@ static int image_btf(struct ms_map *map, struct ms_kimage *img,
 	return ms_map_set_btf(map, btf, len, why);
 }
 
-/* x86-64's ORC tables, or the rules made from arm64's code. */
+/* x86-64's ORC tables, or the rules made from arm64's or i386's code. */
 static int image_unwind(struct ms_kimage *img, struct ms_map *map,
 			int64_t off, struct ms_err *why)
 {
+	int em = ms_kimage_elf_machine(img), r;
 	struct btf *btf = NULL;
-	int r;
 
-	if (ms_kimage_elf_machine(img) != EM_AARCH64)
+	if (em != EM_AARCH64 && em != EM_386)
 		return ms_kimage_orc(img, map->release, off, &map->core_orc,
 				     why);
 	if (map->core_btf && map->core_btf_len <= UINT32_MAX)
 		btf = btf__new(map->core_btf, (uint32_t)map->core_btf_len);
-	r = ms_kimage_a64(img, btf && !libbpf_get_error(btf) ? btf : NULL, off,
-			  &map->core_a64, why);
+	if (btf && libbpf_get_error(btf))
+		btf = NULL;
+	r = em == EM_386 ?
+		    ms_kimage_x86(img, btf, off, &map->core_x86, why) :
+		    ms_kimage_a64(img, btf, off, &map->core_a64, why);
 	btf__free(btf);
 	return r;
 }

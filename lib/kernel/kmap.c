@@ -96,6 +96,8 @@ static int add_orc(struct ms_map *map, const struct kern *k,
 	struct ms_err why = { 0 };
 	int r = k->elf_machine == EM_AARCH64 ?
 			kern_read_a64(k, &map->core_a64, &why) :
+		k->elf_machine == EM_386 ?
+			kern_read_x86(k, &map->core_x86, &why) :
 			kern_read_orc(k, &map->core_orc, &why);
 
 	if (!r)

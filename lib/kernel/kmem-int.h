@@ -224,6 +224,15 @@ int kern_read_orc(const struct kern *k, struct ms_orc **ret,
 /* The core arm64 kernel's frame rules: from k's image, else memory. */
 int kern_read_a64(const struct kern *k, struct ms_a64 **ret,
 		  struct ms_err *err);
+/* The offset of member name of BTF struct id (anonymous members looked into). */
+bool kern_btf_member_off(const struct btf *btf, int id, const char *name,
+			 uint32_t base, uint32_t *off);
+
+/* ---- ki386.c ---- */
+
+/* The core i386 kernel's frame rules: from k's image, else memory. */
+int kern_read_x86(const struct kern *k, struct ms_x86 **ret,
+		  struct ms_err *err);
 
 /* ---- kfind.c: k's symbols, KASLR offset, BTF, build-id ---- */
 

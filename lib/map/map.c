@@ -128,6 +128,7 @@ void ms_map_free(struct ms_map *map)
 	free(map->kernel_build_id);
 	ms_orc_free(map->core_orc);
 	ms_a64_free(map->core_a64);
+	ms_x86_free(map->core_x86);
 	free(map->why_no_orc);
 	free(map->core_btf);
 	free(map->why_no_btf);

@@ -54,6 +54,8 @@ struct ms_map {
 	struct ms_orc *core_orc;
 	/* arm64: the rules made from the core kernel's code, instead */
 	struct ms_a64 *core_a64;
+	/* i386: the rules made from the core kernel's code, instead */
+	struct ms_x86 *core_x86;
 	char *why_no_orc;
 	/*
 	 * The core kernel's BTF, raw (MS_READ_BTF): from the live

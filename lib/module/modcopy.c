@@ -18,8 +18,9 @@
  *    armmp kernels: armmp's poke_get at .text+0 named timer_get, whose
  *    unrelocated DW_AT_low_pc is .text's file address in lldb). Renaming .debug_* to
  *    .Debug_* keeps every other byte; gdb gets the DWARF as it is;
- *  - for gdb, an arm64 module with its own CFI (.debug_frame of a module
- *    built with -g) with that CFI hidden: gcc's says where a signed
+ *  - for gdb, once its layout is checked (ms_modfile_gdb_own_cfi), an
+ *    arm64 module with its own CFI (.debug_frame of a module built with
+ *    -g) with that CFI hidden: gcc's says where a signed
  *    return address is (DW_CFA_AARCH64_negate_ra_state), and gdb 13 on
  *    QEMU's gdbstub, which gives it no pauth registers, takes the signed
  *    value for the caller's pc (unwind/a64cfi.c). The rules modsect makes
@@ -137,14 +138,8 @@ int modcopy_setup(const struct ms_ctx *ctx, struct ms_modfile *f,
 	char *abs;
 	int r = 0;
 
-	if (any_addr(f) || gdb_misreads(f, eh)) {
-		r = any_addr(f) ? zeroed(f, eh, &buf, err) : 0;
-		if (!r && !buf && !(buf = malloc(f->size ? f->size : 1)))
-			r = ms_err_errno(err, ENOMEM, "%s", f->path);
-		else if (!r && !any_addr(f))
-			memcpy(buf, f->image, f->size);
-		if (!r && gdb_misreads(f, eh))
-			hide_dwarf(f, buf, true);
+	if (any_addr(f)) {
+		r = zeroed(f, eh, &buf, err);
 		if (!r)
 			r = ms_cache_store(ctx, buf, f->size, ".ko",
 					   &f->debugger_path, err);
@@ -173,6 +168,35 @@ int modcopy_setup(const struct ms_ctx *ctx, struct ms_modfile *f,
 		r = ms_err_errno(err, ENOMEM, "%s", f->path);
 	}
 	free(buf);
+	return r;
+}
+
+int ms_modfile_gdb_own_cfi(const struct ms_ctx *ctx, struct ms_modfile *f,
+			   struct ms_err *err)
+{
+	unsigned char *buf = NULL;
+	char *path = NULL;
+	GElf_Ehdr eh;
+	int r = 0;
+
+	if (!gelf_getehdr(f->elf, &eh) || !gdb_misreads(f, &eh))
+		return 0;
+	/* what gdb reads today, sh_addr zeroed where it was not 0 */
+	if (any_addr(f))
+		r = zeroed(f, &eh, &buf, err);
+	else if ((buf = malloc(f->size ? f->size : 1)))
+		memcpy(buf, f->image, f->size);
+	else
+		r = ms_err_errno(err, ENOMEM, "%s", f->path);
+	if (!r) {
+		hide_dwarf(f, buf, true);
+		r = ms_cache_store(ctx, buf, f->size, ".ko", &path, err);
+	}
+	free(buf);
+	if (!r) {
+		free(f->debugger_path);
+		f->debugger_path = path;
+	}
 	return r;
 }
 

@@ -132,6 +132,13 @@ void ms_modfile_free(struct ms_modfile *f);
 const char *ms_modfile_path(const struct ms_modfile *f);
 /* The file a debugger should read: the decompressed cache copy if any. */
 const char *ms_modfile_debugger_path(const struct ms_modfile *f);
+/*
+ * gdb's file becomes a copy without the module's own CFI where modsect
+ * gives its own and gdb would read the module's first (modcopy.c: an
+ * arm64 module built with -g). Writes to the cache only then.
+ */
+int ms_modfile_gdb_own_cfi(const struct ms_ctx *ctx, struct ms_modfile *f,
+			   struct ms_err *err);
 /* The file lldb gets: debugger_path, or a copy with its DWARF hidden. */
 const char *ms_modfile_lldb_path(const struct ms_modfile *f);
 bool ms_modfile_dwarf_hidden(const struct ms_modfile *f);
@@ -247,6 +254,9 @@ int ms_layout_orc(const struct ms_layout *l, const char *release,
  * addresses (ma64.c); -ENOENT, said in err, for another machine.
  */
 int ms_layout_a64(const struct ms_layout *l, struct ms_a64 **ret,
+		  struct ms_err *err);
+/* An i386 module's, likewise (mi386.c). */
+int ms_layout_x86(const struct ms_layout *l, struct ms_x86 **ret,
 		  struct ms_err *err);
 /*
  * The same tables with each address as MS_ORC_SECTION(ELF index of its

@@ -61,7 +61,8 @@ static int image_facts(const struct ms_ctx *ctx, const struct ms_source *s,
 	char *path = NULL;
 	int r = 0;
 
-	if (!map->ncore || map->core_orc || map->core_a64 || map->why_no_orc)
+	if (!map->ncore || map->core_orc || map->core_a64 || map->core_x86 ||
+	    map->why_no_orc)
 		flags &= ~(unsigned int)MS_READ_ORC;
 	if (map->core_btf)
 		flags &= ~(unsigned int)MS_READ_BTF;

@@ -228,4 +228,92 @@ void ms_a64_free(struct ms_a64 *a);
 int ms_a64_to_debug_frame(const struct ms_a64 *a, unsigned int flags,
 			  void **buf_ret, size_t *len_ret, struct ms_err *err);
 
+/*
+ * i386: frame rules made from each function's code (x86.c, decoded with
+ * capstone), for gdb and lldb as .debug_frame (x86cfi.c). See x86.c.
+ */
+enum ms_x86_kind {
+	MS_X86_UNDEF, /* the frame is not known here: stop */
+	MS_X86_END, /* the outermost frame: stop, cleanly */
+	MS_X86_FRAME, /* a function's own frame */
+	MS_X86_REGS, /* an entry's: a struct pt_regs at esp + cfa_off */
+};
+
+/* A function to decode: code holds its size bytes. */
+#define MS_X86_FN_ENTRY 0x1 /* entry code: pt_regs once passed to C */
+#define MS_X86_FN_END 0x2 /* the end of every stack through it */
+#define MS_X86_FN_UNDEF 0x4 /* code the decoder must not read as C's */
+/* Code not at hand (freed init text): the kernel's rule, ebp's frame. */
+#define MS_X86_FN_RECORD 0x8
+/* A part of another function's body (foo.cold): ebp's frame at entry. */
+#define MS_X86_FN_COLD 0x10
+/* Entry code that starts with its pt_regs at esp (after a C call). */
+#define MS_X86_FN_REGS 0x20
+struct ms_x86_fn {
+	uint64_t addr, size;
+	const uint8_t *code;
+	unsigned int flags;
+	/*
+	 * Offsets in code of 4-byte fields a relocation fills (a module's
+	 * file), sorted; a branch through one leaves the function.
+	 */
+	const uint32_t *rel;
+	size_t nrel;
+};
+
+/*
+ * struct pt_regs, from the kernel's BTF or, without one, the fixed i386
+ * layout (ms_x86_default_facts()): offsets of eax, ecx, edx, ebx, esp,
+ * ebp, esi, edi, eip (DWARF's order).
+ */
+struct ms_x86_facts {
+	uint32_t regs[9];
+};
+void ms_x86_default_facts(struct ms_x86_facts *f);
+
+/* The rule for [ip, end): the state before each instruction there. */
+struct ms_x86_row {
+	uint64_t ip, end;
+	uint8_t kind;
+	bool fstart; /* ip is a function's first instruction */
+	/* the stack changed under the frame: a signal frame for gdb */
+	bool signal;
+	uint8_t cfa_reg; /* FRAME: 4 (esp) or 5 (ebp), DWARF's numbers */
+	int32_t cfa_off; /* FRAME: CFA = cfa_reg + cfa_off; REGS: regs_off */
+	/* ebp, ebx, esi, edi saved at CFA + saved[i]; 0: unchanged */
+	int16_t saved[4];
+};
+
+struct ms_x86 {
+	struct ms_x86_row *r; /* sorted by ip */
+	size_t n;
+	size_t nfuncs, ninsns;
+	size_t nlost; /* instructions the decoder gave no rule */
+	struct ms_x86_facts facts;
+	/* user space is below (the core kernel's), 0 if not known */
+	uint64_t user_end;
+};
+
+/* More bytes than a function has: larger ones are not decoded. */
+#define MS_X86_MAX_FN_BYTES (1u << 20)
+
+/* Decodes fns (sorted by address, not overlapping) as 32-bit code. */
+int ms_x86_decode(const struct ms_x86_fn *fns, size_t n,
+		  const struct ms_x86_facts *facts, struct ms_x86 **ret,
+		  struct ms_err *err);
+/* The row for address ip, or NULL. */
+const struct ms_x86_row *ms_x86_find(const struct ms_x86 *a, uint64_t ip);
+void ms_x86_free(struct ms_x86 *a);
+
+/*
+ * The rows as .debug_frame for an ELF32 file (4-byte addresses, i386's
+ * DWARF numbers: eax 0 ... edi 7, eip 8, the return address column):
+ * one FDE per function; a function with REGS or signal rows under an
+ * "S" CIE. With user_end set, one FDE more over [0, user_end) with an
+ * undefined return address: a pt_regs of user mode ends the walk.
+ * flags: MS_CFI_LLDB as for ORC.
+ */
+int ms_x86_to_debug_frame(const struct ms_x86 *a, unsigned int flags,
+			  void **buf_ret, size_t *len_ret, struct ms_err *err);
+
 #endif

@@ -18,7 +18,7 @@ VM_RUN=${MODSECT_VM_RUN:-$VM_OUT/run}
 # The boot waits while the guest's console output grows: it gives up after
 # VM_BOOT_STALL s without any, or VM_BOOT_TIMEOUT s in all (vm_wait_boot).
 VM_BOOT_TIMEOUT=${MODSECT_VM_BOOT_TIMEOUT:-1200}
-VM_BOOT_STALL=${MODSECT_VM_BOOT_STALL:-120}
+VM_BOOT_STALL=${MODSECT_VM_BOOT_STALL:-600}
 VM_MEM=${MODSECT_VM_MEM:-512M}
 # Stock modules loaded in the guest besides modsect_test (with their deps).
 VM_STOCK_MODULES=${MODSECT_VM_STOCK_MODULES:-"crc-itu-t dm-mod isofs"}
