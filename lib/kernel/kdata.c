@@ -344,6 +344,42 @@ static size_t s390_addrs(const unsigned char *code, size_t len, uint64_t pc,
 	return n;
 }
 
+/*
+ * 64-bit powerpc (ELFv2, little-endian) addresses its data from the TOC
+ * pointer r2, which a function's global entry computes from its own
+ * address in r12: `addis r2,r12,H; addi r2,r2,L` (the ELFv2 ABI's
+ * prologue). Then `addis rA,r2,H2; addi rB,rA,L2` is TOC + H2 << 16 +
+ * L2, the address of data in the TOC's reach (modules, a static of the
+ * same file as print_modules()).
+ */
+static size_t ppc64_addrs(const unsigned char *code, size_t len, uint64_t pc,
+			  uint64_t *out, size_t max)
+{
+	uint64_t toc, hi[32] = { 0 };
+	uint32_t known = 0;
+	size_t n = 0;
+
+	if (len < 8 || (insn(code) & 0xffff0000u) != 0x3c4c0000u ||
+	    (insn(code + 4) & 0xffff0000u) != 0x38420000u)
+		return 0;
+	toc = pc + (uint64_t)(sext(insn(code) & 0xffff, 16) * 65536) +
+	      (uint64_t)sext(insn(code + 4) & 0xffff, 16);
+	for (size_t i = 8; i + 4 <= len && n < max; i += 4) {
+		uint32_t w = insn(code + i);
+		unsigned int op = w >> 26, rt = (w >> 21) & 31,
+			     ra = (w >> 16) & 31;
+		int64_t d = sext(w & 0xffff, 16);
+
+		if (op == 15 && ra == 2) { /* addis rt,r2,d */
+			hi[rt] = toc + (uint64_t)(d * 65536);
+			known |= 1u << rt;
+		} else if (op == 14 && ra && (known >> ra & 1)) { /* addi */
+			out[n++] = hi[ra] + (uint64_t)d;
+		}
+	}
+	return n;
+}
+
 /* Is the list node at node a struct module's, named? 1, 0, or I/O. */
 static int module_node(const struct kern *k, const struct klayout *l,
 		       uint64_t node, unsigned char *lst, struct ms_err *err)
@@ -414,9 +450,10 @@ int kdata_modules(const struct kern *k, const struct klayout *l,
 		if (!strcmp(k->ksyms->syms[i].name, "print_modules"))
 			fn = &k->ksyms->syms[i];
 	if (!fn || (k->elf_machine != EM_AARCH64 &&
-		    k->elf_machine != EM_S390 && k->ptr_size != 4))
+		    k->elf_machine != EM_S390 && k->elf_machine != EM_PPC64 &&
+		    k->ptr_size != 4))
 		return ms_err_set(err, ENOENT,
-				  "%s: the kernel's kallsyms has no symbol modules (no CONFIG_KALLSYMS_ALL), and modsect finds the module list without it only on arm64, s390x, i386 and 32-bit ARM; give --kernel-image with a vmlinux that has symbols",
+				  "%s: the kernel's kallsyms has no symbol modules (no CONFIG_KALLSYMS_ALL), and modsect finds the module list without it only on arm64, s390x, ppc64le, i386 and 32-bit ARM; give --kernel-image with a vmlinux that has symbols",
 				  k->origin);
 	for (size_t i = 0; i < k->ksyms->nsyms; i++)
 		if (k->ksyms->syms[i].addr > fn->addr &&
@@ -438,6 +475,9 @@ int kdata_modules(const struct kern *k, const struct klayout *l,
 	else if (k->elf_machine == EM_S390)
 		n = s390_addrs(code, len, kern_moved(k, fn->addr), cand,
 			       KDATA_MAX_CAND);
+	else if (k->elf_machine == EM_PPC64 && !k->big_endian)
+		n = ppc64_addrs(code, len, kern_moved(k, fn->addr), cand,
+				KDATA_MAX_CAND);
 	else
 		n = arm64_addrs(code, len, kern_moved(k, fn->addr), cand,
 				KDATA_MAX_CAND);
