@@ -9,7 +9,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:-10}
 shift || true
-TARGETS=${*:-capture modfile kallsyms logparse decompress rsp ksymtab kmem index orc btf serve}
+TARGETS=${*:-capture modfile kallsyms logparse decompress rsp ksymtab kmem index orc a64 btf serve}
 B=$TOP/build/fuzz
 export MODSECT=${MODSECT:-$TOP/modsect}
 mkdir -p "$B/artifacts" "$B/logs"
