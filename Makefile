@@ -19,7 +19,7 @@ LIBS = $(shell $(PKG_CONFIG) --libs $(LINK_PKGS))
 LIB_SRCS := $(wildcard lib/*/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)
 # The static build carries only what `capture` needs: no libelf, no libkmod.
-STATIC_SRCS := lib/unwind/orc.c lib/unwind/a64.c lib/unwind/a64insn.c lib/unwind/x86cfi.c lib/base/bytes.c lib/base/err.c lib/base/hex.c lib/base/notes.c lib/base/arch.c lib/base/util.c lib/base/ctx.c lib/map/map.c lib/base/output.c lib/map/sysfs.c lib/map/sysmod.c lib/map/livesyms.c lib/map/capture.c lib/source/source.c \
+STATIC_SRCS := lib/unwind/orc.c lib/unwind/a64.c lib/unwind/a64insn.c lib/unwind/x86cfi.c lib/unwind/cfirow.c lib/base/bytes.c lib/base/err.c lib/base/hex.c lib/base/notes.c lib/base/arch.c lib/base/util.c lib/base/ctx.c lib/map/map.c lib/base/output.c lib/map/sysfs.c lib/map/sysmod.c lib/map/livesyms.c lib/map/capture.c lib/source/source.c \
 	tools/main.c tools/options.c tools/common.c tools/capture.c
 HDRS := $(wildcard lib/*.h lib/*/*.h tools/*.h)
 

@@ -448,6 +448,29 @@ mkvmlinux() {
 	gcc -nostdlib -static -O2 -o "$T/vmlinux" "$T/vmlinux.c"
 }
 
+# ---- frame rules made from code (t-a64.sh, t-i386.sh) ----------------------
+
+# code_cases TOOL EXPECTED: TOOL (tests/tools/a64cfi, i386cfi) on the
+# linked $T/cases: its rows checked against EXPECTED (a file under tests/),
+# the .debug_frame it writes read by binutils into $T/frames.
+code_cases() {
+	"$1" "$T/cases" "$T/cases.elf" >"$T/rows" 2>"$T/err"
+	check_same "every function's rows are the frame its code has at each instruction (tests/${2#"$TESTS_DIR"/})" \
+		"$2" "$T/rows"
+	readelf -wF "$T/cases.elf" >"$T/frames" 2>&1
+}
+
+# code_fde ADDR: readelf's table in $T/frames of the FDE that starts at ADDR.
+code_fde() {
+	awk -v a="pc=$1" '$0 ~ a {on=1; next} on && /^$/ {exit} on' "$T/frames"
+}
+
+# code_addr DIGITS NAME: the address of symbol NAME of $T/cases, in DIGITS
+# hex digits (readelf's width: 16 for ELF64, 8 for ELF32).
+code_addr() {
+	printf '%0*x' "$1" "$(awk -v n="$2" '$NF == n {print "0x" $2}' <(readelf -s "$T/cases"))"
+}
+
 # ---- debuggers ------------------------------------------------------------------
 
 # gdb_eval SCRIPT CMD...: sources SCRIPT in an offline gdb and runs CMDs;

@@ -17,15 +17,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 aarch64-linux-gnu-as -march=armv8.3-a -o "$T/cases.o" "$HERE/a64/cases.S" &&
 	aarch64-linux-gnu-ld -Ttext=0 -e 0 -o "$T/cases" "$T/cases.o" ||
 	bail "cannot assemble tests/a64/cases.S"
-"$A" "$T/cases" "$T/cases.elf" >"$T/rows" 2>"$T/err"
-check_same "every function's rows are the frame its code has at each instruction (tests/a64/cases.expect)" \
-	"$HERE/a64/cases.expect" "$T/rows"
+code_cases "$A" "$HERE/a64/cases.expect"
 
 # --- the same rules as DWARF, read by binutils -----------------------------
-readelf -wF "$T/cases.elf" >"$T/frames" 2>&1
-# fde ADDR: readelf's table of the FDE that starts at ADDR
-fde() { awk -v a="pc=$1" '$0 ~ a {on=1; next} on && /^$/ {exit} on' "$T/frames"; }
-addr() { printf '%016x' "$(awk -v n="$1" '$NF == n {print "0x" $2}' <(readelf -s "$T/cases"))"; }
+fde() { code_fde "$@"; }
+addr() { code_addr 16 "$1"; }
 check_grep "a CIE whose return address is x30 (a call's frame)" 'CIE "" cf=4 df=-8 ra=30' "$T/frames"
 check_grep "a CIE with the S augmentation whose return address is the pc (an exception's frame)" \
 	'CIE "zS" cf=4 df=-8 ra=32' "$T/frames"

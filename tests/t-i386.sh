@@ -18,15 +18,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 as --32 -o "$T/cases.o" "$HERE/i386/cases.S" &&
 	ld -m elf_i386 -Ttext=0x10000 -e 0x10000 -o "$T/cases" "$T/cases.o" ||
 	bail "cannot assemble tests/i386/cases.S"
-"$A" "$T/cases" "$T/cases.elf" >"$T/rows" 2>"$T/err"
-check_same "every function's rows are the frame its code has at each instruction (tests/i386/cases.expect)" \
-	"$HERE/i386/cases.expect" "$T/rows"
+code_cases "$A" "$HERE/i386/cases.expect"
 
 # --- the same rules as DWARF, read by binutils -----------------------------
-readelf -wF "$T/cases.elf" >"$T/frames" 2>&1
-# fde ADDR: readelf's table of the FDE that starts at ADDR
-fde() { awk -v a="pc=$1" '$0 ~ a {on=1; next} on && /^$/ {exit} on' "$T/frames"; }
-addr() { printf '%08x' "$(awk -v n="$1" '$NF == n {print "0x" $2}' <(readelf -s "$T/cases"))"; }
+fde() { code_fde "$@"; }
+addr() { code_addr 8 "$1"; }
 check_grep "a CIE whose return address is eip at CFA-4 (a call's frame)" 'CIE "" cf=1 df=-4 ra=8' "$T/frames"
 check_grep "a CIE with the S augmentation (an entry's frame, a stack switch)" 'CIE "zS" cf=1 df=-4 ra=8' "$T/frames"
 check_grep "user space (below 0x1000 here) ends the walk: an undefined return address" \

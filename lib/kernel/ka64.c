@@ -3,7 +3,7 @@
  * The core arm64 kernel's frame rules (unwind/a64.c) from its code: the
  * image's, or memory's when there is no image. Its functions are its
  * kallsyms text symbols between _stext and _etext, each up to the next
- * symbol.
+ * symbol (kfuncs.c).
  *
  * The exception entry code is not C and does not start with a call's
  * frame; what the kernel's unwinder makes of it is named here, from
@@ -28,9 +28,6 @@
 
 #include "kmem-int.h"
 
-/* More than the kernel's text: 6.1's arm64 _stext.._etext is 13 MB. */
-#define MAX_TEXT (256u << 20)
-
 /* The exception vectors' handlers: el1h_64_irq and the like. */
 static bool entry_handler(const char *name, const char *el)
 {
@@ -45,9 +42,9 @@ static bool entry_handler(const char *name, const char *el)
 	return false;
 }
 
-static unsigned int fn_flags(const char *name, uint64_t a, uint64_t ent_lo,
-			     uint64_t ent_hi)
+static unsigned int fn_flags(const char *name, bool entry, const void *names)
 {
+	(void)names;
 	if (entry_handler(name, "el1t_64_") || entry_handler(name, "el1h_64_"))
 		return MS_A64_FN_ENTRY;
 	if (entry_handler(name, "el0t_64_") ||
@@ -55,7 +52,7 @@ static unsigned int fn_flags(const char *name, uint64_t a, uint64_t ent_lo,
 	    !strcmp(name, "__primary_switched") ||
 	    !strcmp(name, "__secondary_switched"))
 		return MS_A64_FN_END;
-	if (a >= ent_lo && a < ent_hi)
+	if (entry)
 		return MS_A64_FN_UNDEF;
 	return 0;
 }
@@ -100,144 +97,65 @@ static void regs_facts(const struct btf *btf, struct ms_a64_facts *f)
 				    &f->regs_stackframe);
 }
 
-static bool is_text(char type)
+static void set_fn(void *fn, uint64_t addr, uint64_t size, const uint8_t *code,
+		   unsigned int flags)
 {
-	return type == 't' || type == 'T' || type == 'w' || type == 'W';
-}
-
-/* Where the functions are: text with its bytes, init text without. */
-struct ranges {
-	uint64_t lo, hi; /* _stext.._etext, link addresses */
-	const uint8_t *text; /* its bytes */
-	uint64_t ilo, ihi; /* _sinittext.._einittext, or 0..0 */
-};
-
-/* The end of symbol i: the next symbol's address, within its range. */
-static uint64_t sym_end(const struct ms_ksymtab *t, size_t i, uint64_t hi)
-{
-	for (size_t j = i + 1; j < t->nsyms; j++)
-		if (t->syms[j].addr > t->syms[i].addr)
-			return t->syms[j].addr < hi ? t->syms[j].addr : hi;
-	return hi;
+	*(struct ms_a64_fn *)fn = (struct ms_a64_fn){ addr, size, code, flags };
 }
 
 /*
- * The functions of the ranges, by the symbols of t (link addresses, by
- * address), at runtime addresses (+ offset). Init text is freed (and on
- * arm64 unmapped: free_initmem()) once the kernel has booted, but the
- * boot CPU's idle task still runs on start_kernel's frame: there the
- * kernel's own rule, the frame record.
+ * Init text is freed (and on arm64 unmapped: free_initmem()) once the
+ * kernel has booted, but the boot CPU's idle task still runs on
+ * start_kernel's frame: there the kernel's own rule, the frame record.
  */
-static int functions(const struct ms_ksymtab *t, const struct ranges *g,
-		     int64_t offset, struct ms_a64_fn **ret, size_t *n_ret)
-{
-	uint64_t ent_lo = 0, ent_hi = 0;
-	struct ms_a64_fn *f = NULL;
-	size_t n = 0, cap = 0;
+static const struct kfn_arch a64_fns = {
+	.machine = EM_AARCH64,
+	.name = "arm64",
+	.align = 4,
+	.top = UINT64_MAX,
+	.size = sizeof(struct ms_a64_fn),
+	.record = MS_A64_FN_RECORD,
+	.flags = fn_flags,
+	.set = set_fn,
+};
 
-	ms_ksymtab_lookup(t, "__entry_text_start", &ent_lo);
-	ms_ksymtab_lookup(t, "__entry_text_end", &ent_hi);
-	for (size_t i = 0; i < t->nsyms; i++) {
-		const struct ms_ksym *s = &t->syms[i];
-		bool text = s->addr >= g->lo && s->addr < g->hi;
-		bool init = s->addr >= g->ilo && s->addr < g->ihi;
-		unsigned int flags;
-
-		if (!is_text(s->type) || (!text && !init) ||
-		    (n && f[n - 1].addr == s->addr + (uint64_t)offset))
-			continue;
-		flags = fn_flags(s->name, s->addr, ent_lo, ent_hi);
-		if (ms_reserve(&f, &cap, n + 1, sizeof(*f), 4096)) {
-			free(f);
-			return -ENOMEM;
-		}
-		f[n++] = (struct ms_a64_fn){
-			s->addr + (uint64_t)offset,
-			sym_end(t, i, text ? g->hi : g->ihi) - s->addr,
-			text ? g->text + (s->addr - g->lo) : NULL,
-			flags ? flags :
-			text  ? 0 :
-				MS_A64_FN_RECORD
-		};
-	}
-	*ret = f;
-	*n_ret = n;
-	return 0;
-}
-
-static int decode(const struct ms_ksymtab *t, struct ranges *g, int64_t offset,
+static int decode(const struct ms_ksymtab *t, struct ktext *g, int64_t offset,
 		  const struct btf *btf, struct ms_a64 **ret,
 		  struct ms_err *err)
 {
 	struct ms_a64_facts facts;
-	struct ms_a64_fn *f = NULL;
+	void *f = NULL;
 	size_t n = 0;
 	int r;
 
-	if (ms_ksymtab_lookup(t, "_sinittext", &g->ilo) ||
-	    ms_ksymtab_lookup(t, "_einittext", &g->ihi) || g->ihi < g->ilo)
-		g->ilo = g->ihi = 0;
 	regs_facts(btf, &facts);
-	if (functions(t, g, offset, &f, &n))
+	if (kern_functions(t, g, offset, &a64_fns, NULL, &f, &n))
 		return ms_err_errno(err, ENOMEM, "arm64 unwind tables");
 	r = ms_a64_decode(f, n, &facts, ret, err);
 	free(f);
 	return r;
 }
 
-/* _stext.._etext of t, checked: a text of at most MAX_TEXT. */
-static int text_range(const struct ms_ksymtab *t, const char *where,
-		      uint64_t *lo, uint64_t *hi, struct ms_err *err)
-{
-	if (ms_ksymtab_lookup(t, "_stext", lo) ||
-	    ms_ksymtab_lookup(t, "_etext", hi))
-		return ms_err_set(err, ENOENT,
-				  "%s: no _stext or _etext in kallsyms", where);
-	if (*hi <= *lo || *hi - *lo > MAX_TEXT || (*hi - *lo) % 4)
-		return ms_err_kind(err, MS_E_INPUT, EBADMSG,
-				   "%s: _stext.._etext is not a kernel's text",
-				   where);
-	return 0;
-}
-
 int ms_kimage_a64(struct ms_kimage *k, const struct btf *btf, int64_t offset,
 		  struct ms_a64 **ret, struct ms_err *err)
 {
 	const struct ms_ksymtab *t;
-	const void *text = NULL;
-	struct ranges g = { 0 };
-	int r;
+	struct ktext g;
+	int r = ktext_image(k, &a64_fns, &t, &g, err);
 
-	if (ms_kimage_elf_machine(k) != EM_AARCH64)
-		return ms_err_set(err, ENOENT, "%s: not an arm64 kernel",
-				  ms_kimage_path(k));
-	r = ms_kimage_ksymtab(k, &t, err);
-	if (!r)
-		r = text_range(t, ms_kimage_path(k), &g.lo, &g.hi, err);
-	if (!r)
-		r = ms_kimage_bytes(k, g.lo, (size_t)(g.hi - g.lo), &text, err);
-	g.text = text;
-	if (!r)
-		r = decode(t, &g, offset, btf, ret, err);
-	return r;
+	return r ? r : decode(t, &g, offset, btf, ret, err);
 }
 
 int kern_read_a64(const struct kern *k, struct ms_a64 **ret, struct ms_err *err)
 {
-	void *text = NULL;
-	struct ranges g = { 0 };
+	struct ktext g;
 	int r;
 
 	if (k->img)
 		return ms_kimage_a64(k->img, k->btf, k->offset, ret, err);
-	r = text_range(k->ksyms, k->origin, &g.lo, &g.hi, err);
-	if (!r)
-		r = kern_read_array(k, kern_moved(k, g.lo),
-				    (size_t)(g.hi - g.lo), 1, MAX_TEXT,
-				    "the kernel's text", &text, err);
-	g.text = text;
+	r = ktext_memory(k, &a64_fns, &g, err);
 	if (!r)
 		r = decode(k->ksyms, &g, k->offset, k->btf, ret, err);
-	free(text);
+	free(g.owned);
 	return r;
 }

@@ -219,6 +219,48 @@ struct ms_kernel {
 int kern_read_orc(const struct kern *k, struct ms_orc **ret,
 		  struct ms_err *err);
 
+/* ---- kfuncs.c: the core kernel's functions, for rules made from code ---- */
+
+/* The core kernel's text: where its functions are, and its bytes. */
+struct ktext {
+	uint64_t lo, hi; /* _stext.._etext, link addresses */
+	const uint8_t *text; /* its bytes */
+	uint64_t ilo, ihi; /* _sinittext.._einittext, or 0..0 */
+	void *owned; /* the bytes read from memory: the caller frees them */
+};
+
+/* What an architecture's functions are (ka64.c, ki386.c). */
+struct kfn_arch {
+	uint16_t machine; /* EM_* of its images */
+	const char *name; /* "arm64": "not an arm64 kernel" */
+	uint64_t align, top; /* its text's size a multiple of, its end below */
+	size_t size; /* of its struct ms_*_fn */
+	unsigned int record; /* the flags of a function without its bytes */
+	/* The flags of the function name (entry: in .entry.text), or 0. */
+	unsigned int (*flags)(const char *name, bool entry, const void *names);
+	/* Sets fn, a struct ms_*_fn. */
+	void (*set)(void *fn, uint64_t addr, uint64_t size, const uint8_t *code,
+		    unsigned int flags);
+};
+
+/*
+ * The text of the image k, checked to be a's (ENOENT if not), with its
+ * kallsyms table in *t; or of k's memory (g->owned the caller's).
+ */
+int ktext_image(struct ms_kimage *k, const struct kfn_arch *a,
+		const struct ms_ksymtab **t, struct ktext *g,
+		struct ms_err *err);
+int ktext_memory(const struct kern *k, const struct kfn_arch *a,
+		 struct ktext *g, struct ms_err *err);
+/*
+ * The functions of g (its init text found here) by the symbols of t (link
+ * addresses, by address), at runtime addresses (+ offset): an array of
+ * a->size bytes each, the caller's to free. 0 or -ENOMEM.
+ */
+int kern_functions(const struct ms_ksymtab *t, struct ktext *g, int64_t offset,
+		   const struct kfn_arch *a, const void *names, void **ret,
+		   size_t *n_ret);
+
 /* ---- ka64.c ---- */
 
 /* The core arm64 kernel's frame rules: from k's image, else memory. */

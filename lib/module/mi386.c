@@ -2,7 +2,8 @@
 /*
  * An i386 module's frame rules (unwind/x86.c) from its own code, at the
  * addresses its sections have in the map: each function symbol of a
- * loaded executable section (st_size bytes, cut at the next function).
+ * loaded executable section (st_size bytes, cut at the next function:
+ * mfuncs.c).
  *
  * The file's bytes are unrelocated, and i386 modules have REL
  * relocations: a call's or jump's displacement holds its addend (-4),
@@ -18,11 +19,9 @@
 
 #include "modfile-int.h"
 
-struct xsec {
-	size_t shndx;
-	uint64_t addr; /* in the map */
-	Elf_Data *d;
-	uint32_t *rel; /* relocated offsets, sorted */
+/* The offsets relocated in a section, sorted. */
+struct relocs {
+	uint32_t *rel;
 	size_t nrel;
 };
 
@@ -33,8 +32,9 @@ static int by_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The offsets the REL sections for section index shndx relocate. */
-static int relocs(const struct ms_modfile *f, struct xsec *x)
+/* The offsets the REL sections for section s relocate. */
+static int relocs(const struct ms_modfile *f, const struct mod_xsec *s,
+		  struct relocs *x)
 {
 	size_t cap = 0;
 
@@ -45,14 +45,14 @@ static int relocs(const struct ms_modfile *f, struct xsec *x)
 
 		if (f->secs[i].type != SHT_REL ||
 		    !(scn = elf_getscn(f->elf, f->scn_index[i])) ||
-		    !gelf_getshdr(scn, &sh) || sh.sh_info != x->shndx ||
+		    !gelf_getshdr(scn, &sh) || sh.sh_info != s->shndx ||
 		    !(d = elf_getdata(scn, NULL)))
 			continue;
 		for (size_t k = 0; k < d->d_size / sizeof(Elf32_Rel); k++) {
 			GElf_Rel r;
 
 			if (!gelf_getrel(d, (int)k, &r) ||
-			    r.r_offset > x->d->d_size)
+			    r.r_offset > s->d->d_size)
 				continue;
 			if (ms_reserve(&x->rel, &cap, x->nrel + 1,
 				       sizeof(*x->rel), 256))
@@ -65,69 +65,17 @@ static int relocs(const struct ms_modfile *f, struct xsec *x)
 	return 0;
 }
 
-/* The loaded executable sections of l's file, with bytes and relocations. */
-static int exec_sections(const struct ms_layout *l, struct xsec *out,
-			 size_t *n_ret)
-{
-	const struct ms_modfile *f = l->file;
-	size_t n = 0;
-	int r = 0;
-
-	for (size_t i = 0; !r && i < f->nsecs; i++) {
-		Elf_Scn *scn;
-
-		if (!(f->secs[i].flags & SHF_EXECINSTR) ||
-		    f->secs[i].type != SHT_PROGBITS)
-			continue;
-		for (size_t k = 0; k < l->nsecs; k++) {
-			if (l->secs[k].place != MS_PLACE_LOADED ||
-			    strcmp(l->secs[k].name, f->secs[i].name))
-				continue;
-			scn = elf_getscn(f->elf, f->scn_index[i]);
-			out[n] = (struct xsec){ f->scn_index[i],
-						l->secs[k].addr,
-						scn ? elf_getdata(scn, NULL) :
-						      NULL };
-			if (out[n].d && out[n].d->d_buf)
-				r = relocs(f, &out[n++]);
-			break;
-		}
-	}
-	*n_ret = n;
-	return r;
-}
-
-static Elf_Data *symtab(const struct ms_modfile *f)
-{
-	for (size_t i = 0; i < f->nsecs; i++) {
-		Elf_Scn *scn;
-
-		if (f->secs[i].type != SHT_SYMTAB)
-			continue;
-		scn = elf_getscn(f->elf, f->scn_index[i]);
-		return scn ? elf_getdata(scn, NULL) : NULL;
-	}
-	return NULL;
-}
-
-static int by_addr(const void *a, const void *b)
-{
-	const struct ms_x86_fn *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 /* .cold parts run in their function's frame: see MS_X86_FN_COLD. */
-static unsigned int name_flags(Elf *elf, size_t strndx, const GElf_Sym *st)
+static unsigned int name_flags(const char *name)
 {
-	const char *name = elf_strptr(elf, strndx, st->st_name);
 	const char *c = name ? strstr(name, ".cold") : NULL;
 
 	return c && (!c[5] || c[5] == '.') ? MS_X86_FN_COLD : 0;
 }
 
 /* The relocated fields of fn (in section s) as offsets in it. */
-static void fn_relocs(const struct xsec *s, uint64_t off, struct ms_x86_fn *fn)
+static void fn_relocs(const struct relocs *s, uint64_t off,
+		      struct ms_x86_fn *fn)
 {
 	size_t lo = 0, hi = s->nrel;
 
@@ -146,71 +94,19 @@ static void fn_relocs(const struct xsec *s, uint64_t off, struct ms_x86_fn *fn)
 		fn->nrel++;
 }
 
-/* The function symbols of sections s[0..ns) as functions to decode. */
-static int functions(const struct ms_modfile *f, Elf_Data *sym, size_t strndx,
-		     const struct xsec *s, size_t ns, struct ms_x86_fn **ret,
-		     size_t *n_ret)
+/* c's functions to decode, with the fields relocated in each. */
+static int functions(const struct ms_modfile *f, const struct mod_code *c,
+		     struct relocs *x, struct ms_x86_fn *fn)
 {
-	size_t nsyms = sym->d_size / sizeof(Elf32_Sym), n = 0, cap = 0, o = 0;
-	struct ms_x86_fn *fn = NULL;
-
-	for (size_t i = 0; i < nsyms; i++) {
-		GElf_Sym st;
-		const struct xsec *p = NULL;
-
-		if (!gelf_getsym(sym, (int)i, &st) ||
-		    GELF_ST_TYPE(st.st_info) != STT_FUNC)
-			continue;
-		for (size_t k = 0; k < ns && !p; k++)
-			if (s[k].shndx == st.st_shndx)
-				p = &s[k];
-		if (!p || st.st_value >= p->d->d_size ||
-		    st.st_size > p->d->d_size - st.st_value)
-			continue;
-		if (ms_reserve(&fn, &cap, n + 1, sizeof(*fn), 256)) {
-			free(fn);
+	for (size_t i = 0; i < c->nsecs; i++)
+		if (relocs(f, &c->secs[i], &x[i]))
 			return -ENOMEM;
-		}
-		fn[n++] = (struct ms_x86_fn){
-			p->addr + st.st_value,
-			st.st_size ? st.st_size : p->d->d_size - st.st_value,
-			(const uint8_t *)p->d->d_buf + st.st_value,
-			name_flags(f->elf, strndx, &st),
-			p->rel,
-			(size_t)(p - s) /* the section, for now */
-		};
-	}
-	if (n)
-		qsort(fn, n, sizeof(*fn), by_addr);
-	/* aliases: one function; a size past the next one's start: cut */
-	for (size_t i = 0; i < n; i++) {
-		if (o && fn[o - 1].addr == fn[i].addr)
-			continue;
-		if (o && fn[o - 1].addr + fn[o - 1].size > fn[i].addr)
-			fn[o - 1].size = fn[i].addr - fn[o - 1].addr;
-		fn[o++] = fn[i];
-	}
-	for (size_t i = 0; i < o; i++) {
-		const struct xsec *p = &s[fn[i].nrel];
+	for (size_t i = 0; i < c->n; i++) {
+		const struct mod_fn *m = &c->fns[i];
 
-		fn_relocs(p, fn[i].addr - p->addr, &fn[i]);
-	}
-	*ret = fn;
-	*n_ret = o;
-	return 0;
-}
-
-/* The string table of the symbol table's section. */
-static size_t sym_strndx(const struct ms_modfile *f)
-{
-	for (size_t i = 0; i < f->nsecs; i++) {
-		Elf_Scn *scn;
-		GElf_Shdr sh;
-
-		if (f->secs[i].type == SHT_SYMTAB &&
-		    (scn = elf_getscn(f->elf, f->scn_index[i])) &&
-		    gelf_getshdr(scn, &sh))
-			return sh.sh_link;
+		fn[i] = (struct ms_x86_fn){ m->addr, m->size, m->code,
+					    name_flags(m->name) };
+		fn_relocs(&x[m->sec], m->addr - c->secs[m->sec].addr, &fn[i]);
 	}
 	return 0;
 }
@@ -218,35 +114,26 @@ static size_t sym_strndx(const struct ms_modfile *f)
 int ms_layout_x86(const struct ms_layout *l, struct ms_x86 **ret,
 		  struct ms_err *err)
 {
-	const struct ms_modfile *f = l->file;
 	struct ms_x86_facts facts;
-	struct ms_x86_fn *fn = NULL;
-	struct xsec *s;
-	Elf_Data *sym;
-	size_t ns = 0, n = 0;
-	GElf_Ehdr eh;
-	int r;
+	struct ms_x86_fn *fn;
+	struct relocs *x;
+	struct mod_code c;
+	int r = mod_code_read(l, EM_386, ELFCLASS32, "i386", &c, err);
 
-	if (!gelf_getehdr(f->elf, &eh) || eh.e_machine != EM_386 ||
-	    f->elfclass != ELFCLASS32 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
-		return ms_err_set(err, ENOENT, "%s: not an i386 module",
-				  f->path);
-	if (!(sym = symtab(f)))
-		return ms_err_set(err, ENOENT, "%s: no symbol table", f->path);
-	s = calloc(f->nsecs + 1, sizeof(*s));
-	if (!s)
-		return ms_err_errno(err, ENOMEM, "i386 unwind tables");
-	r = exec_sections(l, s, &ns);
-	if (!r)
-		r = functions(f, sym, sym_strndx(f), s, ns, &fn, &n);
+	if (r)
+		return r;
+	fn = calloc(c.n + 1, sizeof(*fn));
+	x = calloc(c.nsecs + 1, sizeof(*x));
+	r = fn && x ? functions(l->file, &c, x, fn) : -ENOMEM;
 	ms_x86_default_facts(&facts);
 	if (!r)
-		r = ms_x86_decode(fn, n, &facts, ret, err);
+		r = ms_x86_decode(fn, c.n, &facts, ret, err);
 	else
 		r = ms_err_errno(err, ENOMEM, "i386 unwind tables");
+	for (size_t i = 0; x && i < c.nsecs; i++)
+		free(x[i].rel);
+	free(x);
 	free(fn);
-	for (size_t i = 0; i < ns; i++)
-		free(s[i].rel);
-	free(s);
+	mod_code_free(&c);
 	return r;
 }

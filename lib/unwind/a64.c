@@ -18,10 +18,16 @@
  * the debugger stops there, as with an ORC UNDEFINED entry.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "a64-int.h"
+#include "rows-int.h"
+
+_Static_assert(offsetof(struct ms_a64_row, ip) == 0 &&
+		       offsetof(struct ms_a64_row, end) == 8,
+	       "rows-int.h: a row begins with ip, end");
 
 static bool same(const struct st *a, const struct st *b)
 {
@@ -220,8 +226,10 @@ static void make_row(const struct st *s, uint64_t ip, struct ms_a64_row *r)
 	memcpy(r->saved, s->saved, sizeof(r->saved));
 }
 
-static bool row_eq(const struct ms_a64_row *a, const struct ms_a64_row *b)
+static bool row_eq(const void *x, const void *y)
 {
+	const struct ms_a64_row *a = x, *b = y;
+
 	return a->kind == b->kind && a->cfa_reg == b->cfa_reg &&
 	       a->cfa_off == b->cfa_off && a->fp_at == b->fp_at &&
 	       a->lr_at == b->lr_at &&
@@ -230,16 +238,7 @@ static bool row_eq(const struct ms_a64_row *a, const struct ms_a64_row *b)
 
 static int add_row(struct ms_a64 *a, size_t *cap, const struct ms_a64_row *r)
 {
-	struct ms_a64_row *last = a->n ? &a->r[a->n - 1] : NULL;
-
-	if (last && !r->fstart && last->end == r->ip && row_eq(last, r)) {
-		last->end = r->end;
-		return 0;
-	}
-	if (ms_reserve(&a->r, cap, a->n + 1, sizeof(*a->r), 4096))
-		return -ENOMEM;
-	a->r[a->n++] = *r;
-	return 0;
+	return rows_add(&a->r, &a->n, cap, sizeof(*r), r, r->fstart, row_eq);
 }
 
 /* The first state of fn: a call's, or the kind its flags give. */
@@ -350,17 +349,7 @@ int ms_a64_decode(const struct ms_a64_fn *fns, size_t n,
 
 const struct ms_a64_row *ms_a64_find(const struct ms_a64 *a, uint64_t ip)
 {
-	size_t lo = 0, hi = a->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a->r[mid].end <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < a->n && a->r[lo].ip <= ip ? &a->r[lo] : NULL;
+	return rows_find(a->r, a->n, sizeof(*a->r), ip);
 }
 
 void ms_a64_free(struct ms_a64 *a)

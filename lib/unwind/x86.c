@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rows-int.h"
 #include "x86-int.h"
 
 /* Entry code before its pt_regs are complete: followed, no frame yet. */
@@ -382,8 +383,10 @@ static void make_row(const struct st *s, uint64_t ip, const struct x86_ins *in,
 	memcpy(r->saved, s->saved, sizeof(r->saved));
 }
 
-static bool row_eq(const struct ms_x86_row *a, const struct ms_x86_row *b)
+static bool row_eq(const void *x, const void *y)
 {
+	const struct ms_x86_row *a = x, *b = y;
+
 	return a->kind == b->kind && a->cfa_reg == b->cfa_reg &&
 	       a->cfa_off == b->cfa_off && a->signal == b->signal &&
 	       !memcmp(a->saved, b->saved, sizeof(a->saved));
@@ -391,16 +394,7 @@ static bool row_eq(const struct ms_x86_row *a, const struct ms_x86_row *b)
 
 static int add_row(struct ms_x86 *a, size_t *cap, const struct ms_x86_row *r)
 {
-	struct ms_x86_row *last = a->n ? &a->r[a->n - 1] : NULL;
-
-	if (last && !r->fstart && last->end == r->ip && row_eq(last, r)) {
-		last->end = r->end;
-		return 0;
-	}
-	if (ms_reserve(&a->r, cap, a->n + 1, sizeof(*a->r), 4096))
-		return -ENOMEM;
-	a->r[a->n++] = *r;
-	return 0;
+	return rows_add(&a->r, &a->n, cap, sizeof(*r), r, r->fstart, row_eq);
 }
 
 /* A function not decoded: one row for all of it. */

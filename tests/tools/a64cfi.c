@@ -6,7 +6,7 @@
  *   a64cfi OBJ [OUT]
  *
  * Decodes every function symbol (STT_FUNC, with its size) of OBJ's
- * .text, which is at address 0: a function named entry_* is decoded as
+ * .text (at its address; tests/t-a64.sh links it at 0): a function named entry_* is decoded as
  * an exception entry (pt_regs: sp at 248, pc at 256, stackframe at 304,
  * arm64's), end_* as the end of the stack, undef_* as code not to read.
  * Prints "NAME +OFF KIND [CFA fp=AT lr=AT x19=AT...]" per row (as
@@ -15,13 +15,11 @@
  * gdb). Errors: "a64cfi: MESSAGE", exit 1; usage 2.
  */
 #include <elf.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "fncode.h"
 #include "modsect.h"
 
 static const char *const kinds[] = { "undef", "end", "frame", "regs" };
@@ -52,109 +50,49 @@ static void row(const struct ms_a64_row *r, const char *name, uint64_t at)
 	printf("\n");
 }
 
-struct item {
-	struct ms_a64_fn fn;
-	const char *name;
-};
-
-static int by_addr(const void *a, const void *b)
-{
-	const struct item *x = a, *y = b;
-
-	return x->fn.addr < y->fn.addr ? -1 : x->fn.addr > y->fn.addr;
-}
-
 int main(int argc, char **argv)
 {
 	struct ms_a64_facts facts = { true, 248, 256, 304 };
-	struct ms_a64_fn fn[256];
-	struct item it[256];
+	struct ms_a64_fn fn[FC_MAX_FNS];
 	struct ms_err err = { 0 };
 	struct ms_a64 *a = NULL;
-	Elf_Data *text = NULL, *sym = NULL;
-	size_t n = 0, tndx = 0, strndx = 0, shstrndx = 0;
-	Elf_Scn *scn = NULL;
-	Elf *e;
-	int fd;
+	static struct fc_obj o;
+	void *cfi = NULL;
+	size_t len = 0, f = 0;
+	int r;
 
 	if (argc < 2 || argc > 3) {
 		fprintf(stderr, "usage: a64cfi OBJ [OUT]\n");
 		return 2;
 	}
-	elf_version(EV_CURRENT);
-	fd = open(argv[1], O_RDONLY);
-	e = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
-	while (e && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *nm;
-
-		gelf_getshdr(scn, &sh);
-		elf_getshdrstrndx(e, &shstrndx);
-		nm = elf_strptr(e, shstrndx, sh.sh_name);
-		if (nm && !strcmp(nm, ".text"))
-			text = elf_getdata(scn, NULL), tndx = elf_ndxscn(scn);
-		else if (sh.sh_type == SHT_SYMTAB)
-			sym = elf_getdata(scn, NULL), strndx = sh.sh_link;
-	}
-	if (!text || !sym) {
-		fprintf(stderr, "a64cfi: %s: no .text or symbols\n", argv[1]);
+	if (fc_read("a64cfi", argv[1], &o))
 		return 1;
-	}
-	for (size_t i = 0; i < sym->d_size / sizeof(Elf64_Sym) && n < 256;
-	     i++) {
-		GElf_Sym s;
-
-		gelf_getsym(sym, (int)i, &s);
-		if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx != tndx ||
-		    s.st_value + s.st_size > text->d_size)
-			continue;
-		it[n].name = elf_strptr(e, strndx, s.st_name);
-		it[n].fn = (struct ms_a64_fn){ s.st_value, s.st_size,
-					       (const uint8_t *)text->d_buf +
-						       s.st_value,
-					       flags_of(it[n].name) };
-		n++;
-	}
-	qsort(it, n, sizeof(*it), by_addr);
-	for (size_t i = 0; i < n; i++)
-		fn[i] = it[i].fn;
-	if (ms_a64_decode(fn, n, &facts, &a, &err)) {
-		fprintf(stderr, "a64cfi: %s\n", err.msg);
-		return 1;
-	}
+	for (size_t i = 0; i < o.n; i++)
+		fn[i] = (struct ms_a64_fn){ o.fn[i].addr, o.fn[i].size,
+					    o.fn[i].code,
+					    flags_of(o.fn[i].name) };
+	if (ms_a64_decode(fn, o.n, &facts, &a, &err))
+		goto fail;
 	for (size_t i = 0; i < a->n; i++) {
-		size_t f = 0;
+		const struct fc_fn *in = fc_fn_at(&o, &f, a->r[i].ip);
 
-		while (f + 1 < n && fn[f + 1].addr <= a->r[i].ip)
-			f++;
-		row(&a->r[i], it[f].name, fn[f].addr);
+		row(&a->r[i], in->name, in->addr);
 	}
 	printf("functions %zu instructions %zu lost %zu\n", a->nfuncs,
 	       a->ninsns, a->nlost);
 	if (argc == 3) {
-		void *cfi = NULL;
-		char *buf = NULL;
-		size_t len = 0, blen = 0;
-		struct ms_dbgsec s;
-		struct ms_dbgelf d = { EM_AARCH64, ELFCLASS64, ELFDATA2LSB, &s,
-				       1 };
-		int out;
-
 		if (ms_a64_to_debug_frame(a, 0, &cfi, &len, &err))
 			goto fail;
-		s = (struct ms_dbgsec){ ".debug_frame", cfi, len };
-		if (ms_debug_elf_bytes(&d, &buf, &blen, &err))
+		r = fc_write_cfi(EM_AARCH64, ELFCLASS64, cfi, len, argv[2],
+				 &err);
+		if (r < 0)
 			goto fail;
-		out = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (out < 0 || write(out, buf, blen) != (ssize_t)blen)
+		if (r)
 			return 1;
-		close(out);
-		free(buf);
 		free(cfi);
 	}
 	ms_a64_free(a);
-	elf_end(e);
-	close(fd);
+	fc_close(&o);
 	return 0;
 fail:
 	fprintf(stderr, "a64cfi: %s\n", err.msg);

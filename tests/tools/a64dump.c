@@ -16,12 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fncode.h"
 #include "modsect.h"
 
 static const char *const kinds[] = { "undef", "end", "frame", "regs" };
 
-static void show(const struct ms_a64 *a, uint64_t addr, uint64_t size)
+static void show(const void *tab, uint64_t addr, uint64_t size)
 {
+	const struct ms_a64 *a = tab;
+
 	for (size_t i = 0; i < a->n; i++) {
 		const struct ms_a64_row *r = &a->r[i];
 
@@ -69,19 +72,7 @@ int main(int argc, char **argv)
 				printf("LOST 0x%" PRIx64 " %" PRIu64 "\n",
 				       a->r[i].ip,
 				       (a->r[i].end - a->r[i].ip) / 4);
-	for (int i = 2; i < argc; i++) {
-		uint64_t addr, end = UINT64_MAX;
-
-		if (ms_ksymtab_lookup(t, argv[i], &addr)) {
-			printf("%s: none\n", argv[i]);
-			continue;
-		}
-		for (size_t j = 0; j < t->nsyms; j++)
-			if (t->syms[j].addr > addr && t->syms[j].addr < end)
-				end = t->syms[j].addr;
-		printf("%s:\n", argv[i]);
-		show(a, addr, end - addr);
-	}
+	fc_show_names(t, argv + 2, argc - 2, show, a);
 	ms_a64_free(a);
 	btf__free(btf);
 	ms_kimage_free(k);
