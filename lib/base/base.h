@@ -133,6 +133,8 @@ bool ms_sorted(const void *base, size_t n, size_t size,
 	       int (*cmp)(const void *, const void *));
 /* v sorted (by ms_radix_sort, given the memory). */
 void ms_sort_u64(uint64_t *v, size_t n);
+/* The first index of v (n sorted values) whose value is not below x. */
+size_t ms_lower_bound_u32(const uint32_t *v, size_t n, uint64_t x);
 /*
  * Maps in the pages of [p, p + len), a large buffer about to be written,
  * in one call: on a virtual machine each page's first write was a fault

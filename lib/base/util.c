@@ -93,6 +93,21 @@ void ms_radix_sort(void *base, void *tmp, size_t n, size_t size)
 	}
 }
 
+size_t ms_lower_bound_u32(const uint32_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void ms_sort_u64(uint64_t *v, size_t n)
 {
 	uint64_t *tmp = n > 256 ? malloc(n * sizeof(*tmp)) : NULL;

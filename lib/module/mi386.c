@@ -77,21 +77,10 @@ static unsigned int name_flags(const char *name)
 static void fn_relocs(const struct relocs *s, uint64_t off,
 		      struct ms_x86_fn *fn)
 {
-	size_t lo = 0, hi = s->nrel;
+	size_t lo = ms_lower_bound_u32(s->rel, s->nrel, off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->rel[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	fn->rel = s->rel + lo;
-	fn->nrel = 0;
-	while (lo + fn->nrel < s->nrel &&
-	       s->rel[lo + fn->nrel] < off + fn->size)
-		fn->nrel++;
+	fn->nrel = ms_lower_bound_u32(s->rel, s->nrel, off + fn->size) - lo;
 }
 
 /* c's functions to decode, with the fields relocated in each. */

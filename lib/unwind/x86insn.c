@@ -42,16 +42,8 @@ static uint8_t dwarf_reg(x86_reg r)
 
 static bool relocated(const struct ms_x86_fn *fn, uint32_t off)
 {
-	size_t lo = 0, hi = fn->nrel;
+	size_t lo = ms_lower_bound_u32(fn->rel, fn->nrel, off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (fn->rel[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < fn->nrel && fn->rel[lo] == off;
 }
 
