@@ -92,11 +92,12 @@ check: check-deps
 # kernel's own unwinder), types.sh and serve.sh on the other x86-64 one;
 # unwind.sh on arm64 (its tables made from code): 6.1 on a CPU without
 # pointer authentication, 6.12 on one with it (QEMU's -cpu max: PAC);
-# on 686-pae (i386's tables made from code, no BTF); every
-# one runs, then the status.
+# on 686-pae (i386's tables made from code, no BTF), and on armhf, s390x
+# and ppc64el (the script walks as their kernels do; about 1.5-2.5 min
+# each alone on 2 cores); every one runs, then the status.
 UNWIND_KERNELS ?= 6.12-amd64
 ARM64_UNWIND ?= arm64:cortex-a57 6.12-arm64:max
-CODE_UNWIND ?= 686-pae
+CODE_UNWIND ?= 686-pae armhf s390x ppc64el
 check-kernels: san
 	@rc=0; for k in $(CHECK_KERNELS); do \
 		MODSECT=$(SAN_BIN) MODSECT_VM_KERNEL=$$k \

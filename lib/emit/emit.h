@@ -164,6 +164,18 @@ int ms_script_lldb_types(const struct ms_ctx *ctx, FILE *out,
  * init (NULL: none): [lo, hi) of the core kernel's init text, which an
  * arm64 kernel frees and unmaps; gdb gets an unwinder for frames there.
  */
+/*
+ * The start of a gdb Python unwinder in a script: "python", the imports,
+ * and the frame id class gdb's create_unwind_info() takes.
+ */
+extern const char ms_script_unwinder_head[];
+
+/*
+ * s390x, ppc64 and 32-bit ARM: a gdb unwinder that walks as the kernel's
+ * own unwinder does (stkscript.c); whether map's machine has one.
+ */
+bool ms_script_kernel_stack(FILE *out, const struct ms_map *map);
+
 int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out, bool core,
 			  const uint64_t *init,
 			  const struct ms_unwinds *u, struct ms_err *err);

@@ -414,6 +414,7 @@ static int script_body(FILE *body, struct ms_finder *fi,
 	struct ms_unwinds u = { 0 };
 	uint64_t init[2];
 	size_t done = 0;
+	bool walk = false;
 	int r = 0;
 
 	/* Machines the kallsyms ELF refuses get no types file either. */
@@ -444,12 +445,15 @@ static int script_body(FILE *body, struct ms_finder *fi,
 			map->nmodules, map->origin);
 	if (!r && so->lldb)
 		r = ms_script_lldb_types(ms_finder_ctx(fi), body, &u, err);
+	/* s390x, ppc64, ARM: the kernel's walk (stkscript.c) */
+	if (!r && !so->lldb && so->kernel && !so->vmlinux)
+		walk = ms_script_kernel_stack(body, map);
 	if (!r && !so->lldb)
 		r = ms_script_unwind_tail(ms_finder_ctx(fi), body,
-					  so->kernel && !so->vmlinux &&
-						  (map->core_orc || map->core_a64 ||
-						   map->core_x86 ||
-						   map->core_btf),
+					  walk || (so->kernel && !so->vmlinux &&
+						   (map->core_orc || map->core_a64 ||
+						    map->core_x86 ||
+						    map->core_btf)),
 					  freed_init(map, so, init) ? init : NULL,
 					  &u, err);
 	ms_unwinds_clear(&u);

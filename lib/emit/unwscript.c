@@ -82,13 +82,15 @@ static const char frame_filter[] =
  * record of the first frame of a task is zero, and gdb ends a walk at
  * a zero pc.
  */
-static const char init_unwinder[] =
+const char ms_script_unwinder_head[] =
 	"python\n"
 	"import gdb, struct\n"
 	"from gdb.unwinder import Unwinder, register_unwinder\n"
 	"class ModsectFrameId:\n"
 	"    def __init__(self, sp, pc):\n"
-	"        self.sp, self.pc = sp, pc\n"
+	"        self.sp, self.pc = sp, pc\n";
+
+static const char init_unwinder[] =
 	"class ModsectFreedInit(Unwinder):\n"
 	"    def __init__(self, lo, hi):\n"
 	"        super().__init__('modsect-freed-init')\n"
@@ -264,6 +266,7 @@ int ms_script_unwind_tail(const struct ms_ctx *ctx, FILE *out, bool core,
 	if (!r && any)
 		fputs(frame_filter, out);
 	if (!r && init) {
+		fputs(ms_script_unwinder_head, out);
 		fputs(init_unwinder, out);
 		fprintf(out,
 			"register_unwinder(None, ModsectFreedInit(0x%llx, 0x%llx), replace=True)\nend\n",

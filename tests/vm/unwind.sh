@@ -51,18 +51,25 @@ NIDLE=${MODSECT_VM_UNWIND_IDLE:-3}
 vm_modsect "$TOP/modsect"
 
 # x86-64's tables come from ORC, arm64's and i386's from their code.
-# Elsewhere MODSECT_VM_UNWIND_OTHER=1 runs the same stops with what gdb
-# does alone, the results as "bench:" lines: what `bt` gives there,
-# against the same ground truth.
+# s390x, ppc64le and armv7l ("WALK"): the script's unwinder walks as the
+# kernel's own unwinder does (lib/emit/stkscript.c), in gdb alone: no
+# image session (the image gives no tables there), no lldb, no vmcore.
+# MODSECT_VM_UNWIND_OTHER=1 there runs the stops with what gdb does
+# alone, the results as "bench:" lines (docs/benchmarks.md).
+WALK=
 OTHER=
-if [ "$VM_ARCH" != x86_64 ] && [ "$VM_ARCH" != aarch64 ] && [ "$VM_ARCH" != i686 ]; then
-	if [ "${MODSECT_VM_UNWIND_OTHER:-0}" = 0 ]; then
-		ok "unwinding (skipped on $VM_PROFILE: modsect gives tables for x86-64, arm64 and i386)"
-		summary
-		exit
-	fi
-	OTHER=1
-fi
+case $VM_ARCH in
+x86_64 | aarch64 | i686) ;;
+s390x | ppc64le | armv7l)
+	WALK=1
+	[ "${MODSECT_VM_UNWIND_OTHER:-0}" = 0 ] || OTHER=1
+	;;
+*)
+	ok "unwinding (skipped on $VM_PROFILE: modsect walks x86-64, arm64, i386, s390x, ppc64 and ARM)"
+	summary
+	exit
+	;;
+esac
 
 vm_setup
 vm_start
@@ -228,16 +235,23 @@ session() {
 	fi
 }
 
-if [ -n "$OTHER" ]; then
-	# armv7l, s390x, ppc64le: modsect finds no module list or kernel in
-	# their memory (README.md's table of kernels), so gdb gets the map
-	# the guest printed: the README's loop and its /proc/kallsyms.
+if [ "$VM_ARCH" = armv7l ]; then
+	# armv7l: QEMU 7.2's gdbstub reads no module memory there (E14,
+	# README.md's table of kernels), so gdb gets the map the guest
+	# printed: the README's loop and its /proc/kallsyms.
 	cat "$VM_RUN/readme-loop.txt" "$VM_RUN/kallsyms-all.txt" >"$W/capture.txt"
-	session memory 100 "gdb --all --kernel --capture $W/capture.txt $FIND"
+	session memory 100 "gdb --all --kernel --capture $W/capture.txt $FIND" \
+		"${OTHER:+disable unwinder global modsect-kernel-stack}"
+elif [ "$VM_ARCH" = ppc64le ]; then
+	# ppc64le: modsect finds the kernel in memory only with its image
+	# (tests/vm/kernel.sh); the modules are memory's.
+	session memory 100 "gdb --all --kernel --kernel-image $VM_KERNEL $FIND" \
+		"${OTHER:+disable unwinder global modsect-kernel-stack}"
 else
-	session memory 100 "gdb --all --kernel $FIND"
+	session memory 100 "gdb --all --kernel $FIND" \
+		"${OTHER:+disable unwinder global modsect-kernel-stack}"
 fi
-[ -n "$OTHER" ] || session image 200 "gdb --all --kernel --kernel-image $VM_KERNEL $FIND"
+[ -n "$WALK" ] || session image 200 "gdb --all --kernel --kernel-image $VM_KERNEL $FIND"
 # bench/ (MODSECT_VM_UNWIND_VMLINUX=the debug vmlinux): what users had, gdb
 # with the debug vmlinux (its .debug_frame) and module symbols without
 # unwind tables, at the same stops; its results are "bench:" lines.
@@ -257,7 +271,7 @@ VMCORE_OUT=
 if [ "$VM_ARCH" = i686 ]; then
 	# libkdumpfile 0.5.1 cannot translate a PAE dump (README.md's table)
 	ok "[vmcore] gdb's walk on a dump (skipped on $VM_PROFILE: modsect reads no map from its PAE dump)"
-elif [ -z "$OTHER" ] && [ "${MODSECT_VM_UNWIND_VMCORE:-1}" != 0 ]; then
+elif [ -z "$WALK" ] && [ "${MODSECT_VM_UNWIND_VMCORE:-1}" != 0 ]; then
 	# QEMU 7.2 maps a dump's memory to virtual addresses (-p) only for
 	# x86 (cpu_get_memory_mapping()): elsewhere gdb could read no stack
 	# from it; the map from the dump is still checked.
@@ -340,7 +354,9 @@ lstop() {
 	echo "script lldbbt.ms_stop(lldb.debugger, '$1')"
 	echo "breakpoint delete $4"
 }
-if [ -n "$OTHER" ]; then
+if [ -n "$WALK" ]; then
+	# lldb 14 has no Python unwinder to give the walk to
+	ok "[lldb] the walks (skipped on $VM_PROFILE: modsect gives lldb no walk there)"
 	LLDB_OUT=
 elif command -v lldb >/dev/null; then
 	vm_pause
@@ -389,7 +405,7 @@ fi
 
 # The comparison (python3): the kernel's traces and gdb's walks, one result
 # line per check: "P DESC" (ok), "F DESC" (not ok), "D TEXT" (detail).
-# shellcheck disable=SC2086 # LLDB_OUT, VMCORE_OUT: FILE BASE, or nothing
+# shellcheck disable=SC2086 # IMAGE_OUT, LLDB_OUT, VMCORE_OUT: FILE BASE, or nothing
 # Comparisons that do not count, as "bench:" lines.
 bench_results() {
 	while read -r kind line; do
@@ -451,7 +467,7 @@ def ktrace(marker):
     if not idx:
         return None
     i = idx[-1]
-    t = {"frames": [], "rip": None, "lines": [], "user": None}
+    t = {"frames": [], "rip": None, "lines": [], "user": None, "after": set(), "lr": set()}
     j = i + 1
     # arm64 prints "Call trace:" and no <TASK> markers (i386 and x86-64
     # "Call Trace:"); the trace ends at the first line that is no frame.
@@ -478,11 +494,16 @@ def ktrace(marker):
         if m:
             if m.group(1):
                 t["frames"].append((m.group(1), False, ctx, False))
+                t["after"].add(norm(m.group(1)))
             else:
                 t["user"] = int(m.group(2), 16)
             intr = True
             continue
         if intr:
+            # the interrupted lr (__show_regs' "LR [a] f+0x1/0x2")
+            m = re.match(r"^LR \[[0-9a-f]+\] ([A-Za-z0-9_.$]+)\+", s)
+            if m:
+                t["lr"].add(norm(m.group(1)))
             intr = not re.match(r"^--- interrupt: [0-9a-f]+$", s)
             continue
         m = ARM.match(s)
@@ -593,11 +614,14 @@ def clean_end(name, stop, fr, end, text, klast):
     return bad
 
 
-def at_zero(got, fr, want, wzero):
+def at_zero(got, fr, want, wzero, keep=None):
     """GOT with the kernel's name where the kernel's frame is NAME+0x0 and
     the debugger's pc is NAME's first byte (a return address past a
-    noreturn call: the kernel names the next function, gdb the caller)."""
+    noreturn call: the kernel names the next function, gdb the caller).
+    KEEP: the indexes of FR's non-inline frames GOT has (all)."""
     at = [f[3] if len(f) > 3 else "-" for f in fr if f[2] != "inline"]
+    if keep is not None:
+        at = [at[k] for k in keep]
     return [want[i] if i < len(want) and wzero and wzero[i] and norm(at[i]) == want[i]
             else g for i, g in enumerate(got)]
 
@@ -626,12 +650,50 @@ def beyond_switch(sess, stop, got, want, t):
     return want + more
 
 
+# The kernels' exception entries whose next frame is the interrupted one:
+# s390x's (arch/s390/kernel/entry.S), ARM's svc entries (entry-armv.S).
+ENTRIES = ("ext_int_handler", "io_int_handler", "pgm_check_handler",
+           "mcck_int_handler", "restart_int_handler",
+           "__irq_svc", "__dabt_svc", "__und_svc", "__pabt_svc", "__fiq_svc")
+
+
+def past_interrupt(got, want, t):
+    """GOT without the frames the debugger has and the kernel's trace
+    does not, each the one right after an interrupted frame, where the
+    kernel prints the stale lr slot of the interrupted function's frame
+    as a '?' entry, or nothing (ppc64 show_stack(): when it equals the
+    interrupted lr, s390x unwind_bc.c): the interrupted function's
+    caller, from pt_regs' lr. Such a frame is let through only if the
+    kernel names it: a '?' entry of its trace, or the LR of the
+    interrupt's register dump. The indexes of GOT kept, and the frames
+    let through."""
+    if t is None:
+        return list(range(len(got))), []
+    after = set(t.get("after", ())) | set(w for k, w in enumerate(want[1:]) if want[k] in ENTRIES)
+    ok = set(norm(f[0]) for f in t["frames"] if f[1]) | set(t.get("lr", ()))
+    keep, let, j = [], [], 0
+    for i, g in enumerate(got):
+        if j < len(want) and g == want[j]:
+            keep.append(i)
+            j += 1
+        elif j > 0 and want[j - 1] in after and g in ok and (not let or let[-1][1] != j):
+            let.append((g, j))
+        else:
+            keep.append(i)
+            j += 1
+    return keep, [g for g, _ in let]
+
+
 def compare(sess, stop, fr, end, text, want, extra="", t=None, wzero=None):
     """The debugger's non-inline frames == WANT (names); both lists
     printed side by side on a mismatch."""
     fr, tail = user_tail(fr, t)
     extra += tail
-    got = at_zero([norm(f[0]) for f in fr if f[2] != "inline"], fr, want, wzero)
+    got = [norm(f[0]) for f in fr if f[2] != "inline"]
+    keep, let = past_interrupt(got, want, t)
+    got = at_zero([got[k] for k in keep], fr, want, wzero, keep)
+    if let:
+        extra += " (and the interrupted function's caller the kernel lists as '?' or as the lr: %s)" % ", ".join(let)
     want = beyond_switch(sess, stop, got, want, t)
     sig = [f[0] for f in fr if f[2] == "signal"]
     sigs = " (signal frames: %s)" % ", ".join(sig) if sig else ""
@@ -654,13 +716,20 @@ def compare(sess, stop, fr, end, text, want, extra="", t=None, wzero=None):
 # the functions between it and __warn (arch/*/kernel/traps.c, debug-monitors.c).
 TRAP = ("asm_exc_invalid_op", "el1h_64_sync",
         # i386: the stub jumps to handle_exception, which calls the handler
-        "handle_exception")
+        "handle_exception",
+        # ppc64's program check, s390x's (its monitor call)
+        "program_check_common_virt", "pgm_check_handler")
 WARN_PATH = ("__warn", "report_bug", "handle_bug", "exc_invalid_op",
              # arm64 6.1
              "bug_handler", "call_break_hook", "brk_handler",
              "do_debug_exception", "el1_dbg", "el1h_64_sync_handler",
              # arm64 6.12
-             "bug_brk_handler", "do_el1_brk64", "el1_brk64")
+             "bug_brk_handler", "do_el1_brk64", "el1_brk64",
+             # ppc64 6.1 (traps.c)
+             "do_program_check", "program_check_exception",
+             # s390x 6.1 (traps.c); __do_pgm_check is also
+             # __noinstr_text_start, the label gdb names it by
+             "monitor_event_exception", "__do_pgm_check", "__noinstr_text_start")
 
 
 def dbg(sess):
@@ -801,7 +870,9 @@ if [ -n "$OTHER" ]; then
 	summary
 	exit
 fi
-compare_walks "$W/memory.out" 100 "$W/image.out" 200 $LLDB_OUT $VMCORE_OUT >"$W/results"
+IMAGE_OUT="$W/image.out 200"
+[ -z "$WALK" ] || IMAGE_OUT=
+compare_walks "$W/memory.out" 100 $IMAGE_OUT $LLDB_OUT $VMCORE_OUT >"$W/results"
 while read -r kind line; do
 	case $kind in
 	P) ok "$line" ;;
