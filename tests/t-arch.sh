@@ -166,7 +166,7 @@ $LLDBA" "$(norm "$T/$name.lldb" | head -n 4)"
 			s=${sv%%:*} sec=${sv#*:}
 			A=$(hexadd "$(addr "$CAP" "$sec")" "$(symval "$K" "$s")")
 			if grep -A3 -F "image lookup -a $A" "$T/lldb.out" |
-				grep -Eq "Summary: ($name\\.ko\`)?$s\$"; then
+				grep -Eq "Summary: ([0-9a-f]*$name\\.ko\`|[0-9a-f]{64}\\.ko\`)?$s\$"; then
 				ok "$name: $what: image lookup -a $A is $s"
 			else
 				not_ok "$name: $what: image lookup -a $A is $s" "$(cat "$T/lldb.out")"
@@ -174,7 +174,8 @@ $LLDBA" "$(norm "$T/$name.lldb" | head -n 4)"
 		done
 		tl=$(sed -n '/^(lldb) target list$/,$p' "$T/lldb.out" | grep 'target #')
 		if [ "$pre" = fresh ]; then
-			want="^\\* target #0: $K \\( arch=$([ $a = 32 ] && echo i386 || echo aarch64)-"
+			# i386: lldb's copy of the module (its rules from code)
+			want="^\\* target #0: ($K|.*/[0-9a-f]{64}\\.ko) \\( arch=$([ $a = 32 ] && echo i386 || echo aarch64)-"
 			n=1
 		else
 			want="^\\* target #0: $T/vmlinux$a "
@@ -187,6 +188,25 @@ $LLDBA" "$(norm "$T/$name.lldb" | head -n 4)"
 		fi
 	done
 done
+
+# ---- i386: lldb's copy with the module's rules from code ------------------
+# lldb 14 applies no REL relocation, so each FDE of the copy's .debug_frame
+# is at lldb's own file address of its function: lldb's placing of the
+# sections (`image dump sections` of the copy, not loaded) + the offset.
+ms lldb --capture "$T/i386.cap" am32 "$K32" -o "$T/am32u.lldb"
+check_grep "am32: lldb: the rules from code are in lldb's copy" \
+	"^# am32: unwind tables from its code \([0-9]+ functions\) in lldb's copy of its file$" "$T/am32u.lldb"
+COPY=$(sed -n 's/^target modules add "\(.*\)"$/\1/p' "$T/am32u.lldb")
+lldb -b -o "target create --arch i386 \"$COPY\"" -o "image dump sections" >"$T/lsec.out" 2>&1 </dev/null
+TEXT=$(sed -n 's/.*code *\[\(0x[0-9a-f]*\)-.*\.ko\.\.text$/\1/p' "$T/lsec.out")
+readelf -wf "$COPY" >"$T/fde.out" 2>&1
+for f in am_helper am_func; do
+	want=$(printf '%08x' $((TEXT + $(symval "$K32" $f))))
+	check_grep "am32: lldb's copy: $f's FDE at lldb's .text ($TEXT) + its offset" \
+		" FDE cie=[0-9a-f]+ pc=$want\.\." "$T/fde.out"
+done
+check_nogrep "am32: lldb's copy: no DWARF of its own left (lldb would misread it)" \
+	"^ *\[ *[0-9]+\] \.(debug|rel\.debug)_(info|line)" <(readelf -SW "$COPY")
 
 # ---- arm64: the loader's sections, at their map addresses ----------------
 ms gdb --capture "$T/arm64.cap" --init am64 "$K64" -o "$T/am64-init.gdb"
@@ -372,14 +392,16 @@ check_rc "amg (i386, DWARF): modsect lldb: exit 0" 0
 check_grep "amg: the lldb script says its DWARF is hidden, and why" '^# lldb gets a copy without the DWARF \(symbols only\): lldb 14 does not apply its REL relocations' "$T/amg.lldb"
 lf=$(sed -n 's/^target modules add "\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$T/amg.lldb")
 check "amg: lldb loads a copy in the cache" [ "${lf#"$T/gcache/"}" != "$lf" ]
-check_eq "amg: the copy has no .debug_* section, as many .Debug_*" \
-	"0 $(readelf -SW "$KG" | grep -c ' \.debug_')" \
-	"$(readelf -SW "$lf" | grep -c ' \.debug_') $(readelf -SW "$lf" | grep -c ' \.Debug_')"
-# One byte a name; .rel.debug_X and .debug_X may share their bytes.
-nb=$(cmp -l "$KG" "$lf" | wc -l)
+check_eq "amg: the copy's .debug_* sections are .Debug_*, and a .debug_frame of modsect's (the rules from code)" \
+	"1 $(readelf -SW "$KG" | grep -c ' \.debug_') .debug_frame" \
+	"$(readelf -SW "$lf" | grep -c ' \.debug_') $(readelf -SW "$lf" | grep -c ' \.Debug_') $(readelf -SW "$lf" | grep -o '\.debug_[a-z]*')"
+# One byte a name; .rel.debug_X and .debug_X may share their bytes. Past
+# the ELF header (the section headers' new place, one more) and up to the
+# module's size: what lldb's copy adds comes after it.
+nb=$(cmp -l <(tail -c +53 "$KG") <(head -c "$(stat -c %s "$KG")" "$lf" | tail -c +53) | wc -l)
 check "amg: the copy differs from the module only in those names' d ($nb bytes)" \
 	[ "$nb" -ge 1 ] && [ "$nb" -le "$(readelf -SW "$KG" | grep -c '\.debug_')" ] &&
-	[ -z "$(cmp -l "$KG" "$lf" | awk '$2 != 144 || $3 != 104')" ]
+	[ -z "$(cmp -l <(tail -c +53 "$KG") <(head -c "$(stat -c %s "$KG")" "$lf" | tail -c +53) | awk '$2 != 144 || $3 != 104')" ]
 fa=$(hexadd 0xf8a01000 "$(symval "$KG" am_func)")
 ha=$(hexadd 0xf8a01000 "$(symval "$KG" am_helper)")
 lldb -b -o "command source $T/amg.lldb" -o "image lookup -a $fa" -o "image lookup -a $ha" \

@@ -189,7 +189,8 @@ static int gather_types(const struct ms_map *map, const struct ms_layout *l,
 	if (!map->core_btf || !u->em || ms_modfile_has_dwarf(l->file) ||
 	    (dbg && ms_modfile_has_dwarf(dbg)))
 		return 0;
-	r = ms_module_types(map, &u->base, l->file, u->cls == ELFCLASS64 ? 8 : 4,
+	r = ms_module_types(map, &u->base, l->file,
+			    u->cls == ELFCLASS64 ? 8 : 4,
 			    u->data == ELFDATA2MSB, &d, &why);
 	if (r == -ENOMEM) {
 		*err = why;
@@ -199,8 +200,7 @@ static int gather_types(const struct ms_map *map, const struct ms_layout *l,
 		fprintf(out, "# %s: no types: %s\n", l->mod->name, why.msg);
 	if (r)
 		return 0;
-	fprintf(out, "# %s: types from its BTF: %zu\n", l->mod->name,
-		d.ntypes);
+	fprintf(out, "# %s: types from its BTF: %zu\n", l->mod->name, d.ntypes);
 	if (!slot_for(u, l)) {
 		ms_dwarf_free(&d);
 		return ms_err_errno(err, ENOMEM, "types");
@@ -210,20 +210,25 @@ static int gather_types(const struct ms_map *map, const struct ms_layout *l,
 }
 
 /*
- * lldb: the module's ORC tables as CFI in the copy of the file it loads
- * (modcopy.c), as lldb reads an address's unwind tables only from the
- * file that holds it. Without them lldb unwinds as it always did.
+ * lldb: the module's ORC tables, or an i386 module's rules from its code,
+ * as CFI in the copy of the file it loads (lldbcopy.c), as lldb reads an
+ * address's unwind tables only from the file that holds it. Without them
+ * lldb unwinds as it always did.
  */
 static int lldb_unwind(const struct ms_ctx *ctx, const struct ms_map *map,
 		       struct ms_resolved *res, FILE *out, struct ms_err *err)
 {
-	struct ms_modfile *sym = res->debug && res->debug->file ?
-					 res->debug->file :
-					 res->file;
+	struct ms_modfile *sym =
+		res->debug && res->debug->file ? res->debug->file : res->file;
 	const struct ms_layout *l = res->layout;
 	struct ms_err why = { 0 };
 	size_t n = 0;
 	int r = ms_modfile_lldb_unwind(ctx, sym, l, map->release, &n, &why);
+	int em, cls, data;
+	bool i386;
+
+	ms_modfile_machine(l->file, &em, &cls, &data);
+	i386 = em == EM_386;
 
 	if (r == -ENOMEM) {
 		*err = why;
@@ -234,8 +239,9 @@ static int lldb_unwind(const struct ms_ctx *ctx, const struct ms_map *map,
 			why.msg);
 	else if (!r)
 		fprintf(out,
-			"# %s: unwind tables from its ORC (%zu entries) in lldb's copy of its file\n",
-			l->mod->name, n);
+			"# %s: unwind tables from its %s (%zu %s) in lldb's copy of its file\n",
+			l->mod->name, i386 ? "code" : "ORC", n,
+			i386 ? "functions" : "entries");
 	return 0;
 }
 
@@ -423,7 +429,8 @@ static int script_body(FILE *body, struct ms_finder *fi,
 		u.em = 0;
 
 	if (so->kernel)
-		r = emit_kernel(ms_finder_ctx(fi), so, map, so->lldb, body, err);
+		r = emit_kernel(ms_finder_ctx(fi), so, map, so->lldb, body,
+				err);
 	for (size_t i = 0; i < map->nmodules && !r; i++) {
 		const struct ms_module *mod = &map->modules[i];
 
@@ -449,13 +456,12 @@ static int script_body(FILE *body, struct ms_finder *fi,
 	if (!r && !so->lldb && so->kernel && !so->vmlinux)
 		walk = ms_script_kernel_stack(body, map);
 	if (!r && !so->lldb)
-		r = ms_script_unwind_tail(ms_finder_ctx(fi), body,
-					  walk || (so->kernel && !so->vmlinux &&
-						   (map->core_orc || map->core_a64 ||
-						    map->core_x86 ||
-						    map->core_btf)),
-					  freed_init(map, so, init) ? init : NULL,
-					  &u, err);
+		r = ms_script_unwind_tail(
+			ms_finder_ctx(fi), body,
+			walk || (so->kernel && !so->vmlinux &&
+				 (map->core_orc || map->core_a64 ||
+				  map->core_x86 || map->core_btf)),
+			freed_init(map, so, init) ? init : NULL, &u, err);
 	ms_unwinds_clear(&u);
 	return r;
 }
@@ -478,8 +484,9 @@ int ms_script_write(FILE *out, struct ms_finder *fi, const struct ms_map *map,
 		r = ms_buf_close(&b, err);
 	if (!r) {
 		fprintf(out, "# %s, by %s from %s (kernel %s)\n",
-			so->lldb ? "lldb commands; load with: command source FILE" :
-				   "gdb commands; load with: source FILE",
+			so->lldb ?
+				"lldb commands; load with: command source FILE" :
+				"gdb commands; load with: source FILE",
 			so->producer, map->origin,
 			map->release ? map->release : "release unknown");
 		emit_arch(out, map, &v, so->lldb);

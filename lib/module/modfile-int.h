@@ -36,6 +36,12 @@ struct ms_modfile {
  */
 int modcopy_setup(const struct ms_ctx *ctx, struct ms_modfile *f,
 		  const GElf_Ehdr *eh, struct ms_err *err);
+/*
+ * buf (a copy of f's image) with the section names .debug_* and
+ * .rel(a).debug_* as .Debug_*; cfi_only: .debug_frame and .eh_frame alone.
+ */
+void modcopy_hide_dwarf(const struct ms_modfile *f, unsigned char *buf,
+			bool cfi_only);
 
 /* A loaded executable section of a module's file, with its bytes. */
 struct mod_xsec {

@@ -279,9 +279,10 @@ int ms_modfile_orc_sections(const struct ms_modfile *f, const char *release,
 /*
  * lldb finds the unwind tables of an address only in the file that holds
  * it: sym (l's file or its debug file, which lldb loads) gets a copy in
- * the cache with l's ORC as .debug_frame (modcopy.c), which lldb_path
- * then names. -ENOENT (said in err) when the module has no ORC tables;
- * *nentries_ret (may be NULL) gets the number of entries.
+ * the cache with l's ORC, or an i386 module's rules from its code
+ * (mi386.c), as .debug_frame (lldbcopy.c), which lldb_path then names.
+ * -ENOENT (said in err) when the module has neither; *nentries_ret (may
+ * be NULL) gets the number of ORC entries or functions.
  */
 int ms_modfile_lldb_unwind(const struct ms_ctx *ctx, struct ms_modfile *sym,
 			   const struct ms_layout *l, const char *release,
