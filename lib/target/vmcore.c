@@ -454,6 +454,13 @@ static int vmcore_fix_arch(struct vmcore *vc, const char *path,
 		return 0;
 	}
 	machine[DISKDUMP_UTS_LEN] = '\0';
+	/*
+	 * QEMU writes its target's ELF_MACHINE_UNAME, which for s390x is
+	 * "S390X" (target/s390x/cpu.h, 7.2); uname -m, and libkdumpfile,
+	 * say "s390x".
+	 */
+	if (!strcmp(machine, "S390X"))
+		memcpy(machine, "s390x", sizeof("s390x"));
 	if (!strcmp(machine, "Unknown")) {
 		const char *m = machine_from_vmcoreinfo(vc->fd);
 
@@ -473,18 +480,20 @@ static int vmcore_fix_arch(struct vmcore *vc, const char *path,
 
 /*
  * QEMU 7.2 writes an arm64 guest's compressed kdump in 64 KiB blocks
- * (target/arm/arch_dump.c: page_size 1 << 16, whatever the guest's), and
+ * (target/arm/arch_dump.c: page_size 1 << 16, whatever the guest's), an
+ * s390x guest's in 1 MiB ones (seen with Debian's 6.1), and
  * libkdumpfile 0.5.1 then numbers the blocks by the kernel's 4 KiB pages:
  * every read is an "Out-of-bounds PFN". Say so, and what works.
  */
 static int vmcore_check_blocks(struct vmcore *vc, const char *path,
 			       struct ms_err *err)
 {
-	const char *fmt, *ps = vc->vmcoreinfo ?
+	const char *fmt, *arch, *ps = vc->vmcoreinfo ?
 				       strstr(vc->vmcoreinfo, "PAGESIZE=") :
 				       NULL;
 	uint32_t block = vmcore_diskdump_block(vc->fd);
 	unsigned long page;
+	bool s390;
 
 	if (vc_get_string(vc, KDUMP_ATTR_FILE_FORMAT, &fmt) != KDUMP_OK ||
 	    strcmp(fmt, "diskdump") || !ps ||
@@ -495,9 +504,15 @@ static int vmcore_check_blocks(struct vmcore *vc, const char *path,
 	page = strtoul(ps + strlen("PAGESIZE="), NULL, 10);
 	if (!block || !page || block == page)
 		return 0;
+	/* QEMU 7.2's s390x ELF dumps are no better (vmfile.c) */
+	s390 = vc_get_string(vc, KDUMP_ATTR_ARCH_NAME, &arch) == KDUMP_OK &&
+	       !strcmp(arch, KDUMP_ARCH_S390X);
+	vc->kd.kdump_clear_err(vc->ctx);
 	return ms_err_set(err, ENOTSUP,
-			  "--vmcore %s: a compressed kdump in %" PRIu32 "-byte blocks of a kernel with %lu-byte pages (QEMU's dump-guest-memory -z/-l/-s of an arm64 guest), which libkdumpfile cannot read; dump it in ELF format (dump-guest-memory without -z), or give --kernel-image and --remote to the live target",
-			  path, block, page);
+			  "--vmcore %s: a compressed kdump in %" PRIu32 "-byte blocks of a kernel with %lu-byte pages (QEMU's dump-guest-memory -z/-l/-s of an arm64 or s390x guest), which libkdumpfile cannot read; %s",
+			  path, block, page,
+			  s390 ? "give --remote to the live target (QEMU 7.2's s390x ELF dumps are malformed)" :
+				 "dump it in ELF format (dump-guest-memory without -z), or give --kernel-image and --remote to the live target");
 }
 
 /*
