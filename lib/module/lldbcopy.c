@@ -364,16 +364,17 @@ static void place_fdes32(unsigned char *cfi, size_t len,
 			 const struct ms_layout *l, const struct ms_modfile *f,
 			 const uint64_t *at, size_t nat)
 {
-	for (size_t off = 0; off + 16 <= len;) {
-		size_t rec = get_le(cfi + off, 4), ndx;
+	for (size_t off = 0, rec; off + 16 <= len; off += 4 + rec) {
 		uint64_t loc = get_le(cfi + off + 8, 4), to = UINT64_MAX;
 
+		rec = get_le(cfi + off, 4);
 		if (rec > len - off - 4)
 			break;
-		for (size_t k = 0; get_le(cfi + off + 4, 4) != 0xffffffff &&
-				   to == UINT64_MAX && k < l->nsecs;
-		     k++) {
+		if (get_le(cfi + off + 4, 4) == 0xffffffff) /* a CIE */
+			continue;
+		for (size_t k = 0; to == UINT64_MAX && k < l->nsecs; k++) {
 			const struct ms_lsec *sec = &l->secs[k];
+			size_t ndx;
 
 			if (loc < sec->addr || loc - sec->addr >= sec->size)
 				continue;
@@ -381,12 +382,9 @@ static void place_fdes32(unsigned char *cfi, size_t len,
 			if (ndx && ndx < nat && at[ndx] != UINT64_MAX)
 				to = at[ndx] + (loc - sec->addr);
 		}
-		if (get_le(cfi + off + 4, 4) != 0xffffffff) {
-			put_le(cfi + off + 8, to == UINT64_MAX ? 0 : to, 4);
-			if (to == UINT64_MAX)
-				put_le(cfi + off + 12, 0, 4);
-		}
-		off += 4 + rec;
+		put_le(cfi + off + 8, to == UINT64_MAX ? 0 : to, 4);
+		if (to == UINT64_MAX)
+			put_le(cfi + off + 12, 0, 4);
 	}
 }
 
